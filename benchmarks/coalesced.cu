@@ -1,0 +1,125 @@
+// Registration of the coalesced baselines (kernels/coalesced.cuh): read, write, copy of
+// f32, f64, f32x2, f32x4 with 1, 2, 4, 8 elements per thread, on a full grid (one thread per
+// Ilp elements) and on a persistent grid (the resident blocks striding over the tiles).
+// Names: read/f32x4/ilp:4/grid:persistent.
+#include <algorithm>
+#include <stdexcept>
+
+#include "benchmarks/families.hpp"
+#include "gmb/element_types.cuh"
+#include "gmb/naming.hpp"
+#include "kernels/coalesced.cuh"
+
+namespace gmb {
+
+namespace {
+
+enum class grid_kind { kFull, kPersistent };
+
+const char* name(grid_kind g) { return g == grid_kind::kFull ? "full" : "persistent"; }
+
+template <class Kernel>
+unsigned grid_size(const environment& env, Kernel kernel, std::size_t tiles, grid_kind g) {
+  std::size_t blocks = tiles;
+  if (g == grid_kind::kPersistent) {
+    int per_sm = 0;
+    GMB_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kCoalescedBlock, 0));
+    blocks = std::min(tiles, static_cast<std::size_t>(per_sm) * env.device().sms);
+  }
+  return static_cast<unsigned>(blocks);
+}
+
+template <class T, unsigned Ilp>
+void add_cases(environment& env, std::vector<bench_case>& cases) {
+  constexpr std::size_t kTileElements = std::size_t(kCoalescedBlock) * Ilp;
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  if (n % kTileElements != 0) {
+    throw std::invalid_argument("coalesced: array size is not a whole number of tiles");
+  }
+  const std::size_t tiles = n / kTileElements;
+  const double bytes = static_cast<double>(n) * sizeof(T);
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  const std::size_t threads = tiles * kCoalescedBlock;
+  const auto load_model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad);
+  const auto store_model = predict_traffic(map, threads, sizeof(T), access_kind::kStore);
+  const char* type = element_traits<T>::kName;
+
+  for (grid_kind g : {grid_kind::kFull, grid_kind::kPersistent}) {
+    const auto params = {name_param("ilp", Ilp), name_param("grid", name(g))};
+    {
+      auto kernel = coalesced_read<T, Ilp, cache_op::kDefault>;
+      const unsigned grid = grid_size(env, kernel, tiles, g);
+      bench_case c;
+      c.name = bench_name("read", type, params);
+      c.prepare = [](environment& e) {
+        e.in().fill(kInputPattern, e.stream());
+        e.reset_counter();
+      };
+      c.launch = [=](environment& e) {
+        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), tiles,
+                                                         kInputPattern, e.counter());
+      };
+      c.verify = [launch = c.launch](environment& e) {
+        return verify_checking_read(e, e.in(), kInputPattern, launch);
+      };
+      c.bytes_read = bytes;
+      c.model = load_model;
+      cases.push_back(std::move(c));
+    }
+    {
+      auto kernel = coalesced_write<T, Ilp, store_op::kDefault>;
+      const unsigned grid = grid_size(env, kernel, tiles, g);
+      bench_case c;
+      c.name = bench_name("write", type, params);
+      c.prepare = [](environment& e) { e.out().poison(e.stream()); };
+      c.launch = [=](environment& e) {
+        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.out().data<T>(), tiles, kWritePattern);
+      };
+      c.verify = [](environment& e) { return verify_words(e, e.out(), kWritePattern, "out"); };
+      c.bytes_written = bytes;
+      c.model = store_model;
+      cases.push_back(std::move(c));
+    }
+    {
+      auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+      const unsigned grid = grid_size(env, kernel, tiles, g);
+      bench_case c;
+      c.name = bench_name("copy", type, params);
+      c.prepare = [](environment& e) {
+        e.in().fill(kInputPattern, e.stream());
+        e.out().poison(e.stream());
+      };
+      c.launch = [=](environment& e) {
+        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(),
+                                                         e.out().data<T>(), tiles);
+      };
+      c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
+      c.bytes_read = bytes;
+      c.bytes_written = bytes;
+      c.model = load_model + store_model;
+      cases.push_back(std::move(c));
+    }
+  }
+}
+
+template <class T>
+void add_type(environment& env, std::vector<bench_case>& cases) {
+  add_cases<T, 1>(env, cases);
+  add_cases<T, 2>(env, cases);
+  add_cases<T, 4>(env, cases);
+  add_cases<T, 8>(env, cases);
+}
+
+}  // namespace
+
+std::vector<bench_case> coalesced_cases(environment& env) {
+  std::vector<bench_case> cases;
+  add_type<float>(env, cases);
+  add_type<double>(env, cases);
+  add_type<float2>(env, cases);
+  add_type<float4>(env, cases);
+  return cases;
+}
+
+}  // namespace gmb

@@ -1,0 +1,21 @@
+#pragma once
+// Every benchmark family's cases; main registers them, the device tests run them.
+#include <vector>
+
+#include "benchmarks/harness.cuh"
+
+namespace gmb {
+
+std::vector<bench_case> coalesced_cases(environment& env);
+std::vector<bench_case> reference_cases(environment& env);
+
+/// All families, in the order they are registered.
+inline std::vector<bench_case> all_cases(environment& env) {
+  std::vector<bench_case> cases;
+  for (auto family : {reference_cases, coalesced_cases}) {
+    for (auto& c : family(env)) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace gmb

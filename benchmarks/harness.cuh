@@ -1,0 +1,129 @@
+#pragma once
+// The one harness every benchmark runs through: cold L2 before each timed launch, CUDA-event
+// manual time, logical bytes, % of peak, model counters, and verification of the outputs.
+// Families only describe their cases (bench_case) and register them.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmb/device_buffer.cuh"
+#include "gmb/device_info.hpp"
+#include "gmb/event_timer.cuh"
+#include "gmb/l2_flush.cuh"
+#include "gmb/traffic_model.hpp"
+
+namespace gmb {
+
+/// What inputs hold and what write kernels write: distinct patterns, so a kernel that writes
+/// its input's words (or nothing) fails verification.
+inline constexpr word_pattern kInputPattern{0x1234ABCDu};
+inline constexpr word_pattern kWritePattern{0x2468ACE0u};
+
+/// Process-wide state shared by every benchmark: the device, a stream, two arrays (inputs and
+/// outputs, each `array_bytes`), the L2 flush, a timer and a device counter for checking reads.
+class environment {
+ public:
+  environment(int device, std::size_t array_bytes);
+  ~environment();
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+
+  /// Device memory the environment will allocate for these arrays on this device.
+  static std::size_t required_bytes(const device_info& device, std::size_t array_bytes);
+
+  const device_info& device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+  std::size_t array_bytes() const { return in_.bytes(); }
+  device_buffer& in() { return in_; }
+  device_buffer& out() { return out_; }
+  l2_flush& flush() { return flush_; }
+  event_timer& timer() { return timer_; }
+
+  /// A device counter for kernels that count what they found wrong.
+  unsigned long long* counter() { return counter_; }
+  void reset_counter();
+  unsigned long long read_counter();
+
+ private:
+  device_info device_;
+  cudaStream_t stream_ = nullptr;
+  device_buffer in_;
+  device_buffer out_;
+  l2_flush flush_;
+  event_timer timer_;
+  unsigned long long* counter_ = nullptr;
+};
+
+/// One benchmark: what to set up, what to time, how to check it, and what it moves.
+struct bench_case {
+  std::string name;
+  std::function<void(environment&)> prepare;       // fill inputs, poison outputs (untimed)
+  std::function<void(environment&)> launch;        // the timed work, on env.stream()
+  std::function<std::string(environment&)> verify; // "" when every output is right
+  double bytes_read = 0;                           // logical bytes per launch
+  double bytes_written = 0;
+  std::optional<traffic_prediction> model;
+  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed launch
+};
+
+/// Runs a case the way the benchmark does (prepare, warm-up, launches, verify), untimed.
+/// The device tests use it; returns the verification message.
+std::string run_untimed(environment& env, const bench_case& c, int launches = 2);
+
+/// The body of every registered benchmark.
+void run_benchmark(benchmark::State& state, environment& env, const bench_case& c);
+
+struct registration_options {
+  std::optional<double> min_time_seconds;  // unset: Google Benchmark's flag decides
+};
+void register_case(environment& env, bench_case c, const registration_options& options);
+
+/// Benchmarks whose verification failed or that hit a CUDA error (main's exit status).
+int failed_benchmarks();
+
+/// Checks every word of `buffer` against `gen` on the device, then spot-checks sampled ranges
+/// on the host against the same generator. Returns "" or a message naming the first bad word.
+template <class Gen>
+std::string verify_words(environment& env, const device_buffer& buffer, const Gen& gen,
+                         const char* label) {
+  auto describe = [&](std::size_t word, std::uint32_t got) {
+    std::ostringstream msg;
+    msg << label << ": word " << word << " is 0x" << std::hex << got << ", expected 0x"
+        << gen(word);
+    return msg.str();
+  };
+  const mismatch_report report = buffer.check(gen, env.stream());
+  if (report.count != 0) {
+    const std::uint32_t got = buffer.copy_words_to_host(report.first, 1)[0];
+    return describe(report.first, got) + " (" + std::to_string(report.count) + " of " +
+           std::to_string(buffer.words()) + " words wrong)";
+  }
+  constexpr std::size_t kRange = 256, kRanges = 16;
+  std::mt19937_64 rng(buffer.words());
+  for (std::size_t r = 0; r < kRanges && buffer.words() >= kRange; ++r) {
+    const std::size_t first = r == 0   ? 0
+                              : r == 1 ? buffer.words() - kRange
+                                       : rng() % (buffer.words() - kRange + 1);
+    const std::vector<std::uint32_t> host = buffer.copy_words_to_host(first, kRange);
+    for (std::size_t i = 0; i < kRange; ++i) {
+      if (host[i] != gen(first + i)) return describe(first + i, host[i]) + " (host check)";
+    }
+  }
+  return "";
+}
+
+/// Verifies a kernel that checks what it reads (counting threads that saw a wrong word):
+/// nothing wrong was seen during the run, and a wrong word planted at the first, the last and
+/// a random position of `input` is found exactly once each, so every word was really read.
+std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
+                                 const std::function<void(environment&)>& launch);
+
+}  // namespace gmb

@@ -1,0 +1,202 @@
+// gmembench: registers every family's benchmarks on one GPU and runs them with Google
+// Benchmark. Own flags: --device=N, --gmb_bytes=SIZE, --gmb_info; all --benchmark_* flags work.
+// Every failure a user can cause or meet ends in one line "gmembench: error: ..." and exit 1.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "gmb/git_sha.hpp"
+#include "gmb/sizing.hpp"
+
+namespace {
+
+// The architectures nvcc compiled this binary for ("900", or "800,900"), for error messages.
+#define GMB_STRINGIFY_IMPL(x) #x
+#define GMB_STRINGIFY(x) GMB_STRINGIFY_IMPL(x)
+#ifdef __CUDA_ARCH_LIST__
+constexpr const char* kBuiltArchitectures = GMB_STRINGIFY(__CUDA_ARCH_LIST__);
+#else
+constexpr const char* kBuiltArchitectures = "unknown";
+#endif
+
+constexpr double kDefaultMinTimeSeconds = 0.05;
+
+struct fatal_error {
+  std::string message;
+};
+
+struct options {
+  int device = 0;
+  std::optional<std::size_t> array_bytes;
+  bool info = false;
+  bool user_min_time = false;
+};
+
+void print_usage() {
+  std::printf(
+      "gmembench [--device=N] [--gmb_bytes=SIZE] [--gmb_info] [--benchmark_* flags]\n"
+      "  --device=N        GPU to run on (default 0)\n"
+      "  --gmb_bytes=SIZE  bytes per array, e.g. 512M or 2G (default 8x the GPU's L2,\n"
+      "                    rounded up to whole MiB)\n"
+      "  --gmb_info        print the GPU's description as JSON and exit\n"
+      "Google Benchmark's flags follow.\n\n");
+}
+
+int parse_device(const std::string& text) {
+  std::size_t used = 0;
+  int value = -1;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < 0) {
+    throw fatal_error{"--device: '" + text + "' is not a GPU index"};
+  }
+  return value;
+}
+
+/// Takes gmembench's own flags out of argv (both --flag=value and --flag value forms) and
+/// leaves the rest for Google Benchmark.
+options parse_own_flags(int* argc, char** argv) {
+  options opt;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    auto value_of = [&](const std::string& flag) -> std::optional<std::string> {
+      if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
+      if (arg == flag) {
+        if (i + 1 >= *argc) throw fatal_error{flag + " needs a value"};
+        return std::string(argv[++i]);
+      }
+      return std::nullopt;
+    };
+    if (auto v = value_of("--device")) {
+      opt.device = parse_device(*v);
+    } else if (auto b = value_of("--gmb_bytes")) {
+      try {
+        opt.array_bytes = gmb::array_bytes_from_flag(*b);
+      } catch (const std::invalid_argument& e) {
+        throw fatal_error{std::string("--gmb_bytes: ") + e.what()};
+      }
+    } else if (arg == "--gmb_info") {
+      opt.info = true;
+    } else if (arg.rfind("--gmb_", 0) == 0) {
+      throw fatal_error{"unknown flag '" + arg + "' (see --help)"};
+    } else {
+      if (arg == "--help" || arg == "-h") print_usage();
+      if (arg.rfind("--benchmark_min_time", 0) == 0) opt.user_min_time = true;
+      rest.push_back(argv[i]);
+    }
+  }
+  *argc = static_cast<int>(rest.size());
+  for (std::size_t i = 0; i < rest.size(); ++i) argv[i] = rest[i];
+  return opt;
+}
+
+/// Fails with a clear message when there is no usable GPU or the binary has no code for it.
+gmb::device_info open_device(int ordinal) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    throw fatal_error{std::string("no CUDA device found (cudaGetDeviceCount: ") +
+                      cudaGetErrorString(status) + ")"};
+  }
+  if (ordinal >= count) {
+    throw fatal_error{"--device=" + std::to_string(ordinal) + ": this machine has " +
+                      std::to_string(count) + " CUDA device(s), numbered from 0"};
+  }
+  GMB_CUDA_CHECK(cudaSetDevice(ordinal));
+  const gmb::device_info device = gmb::query_device(ordinal);
+  cudaFuncAttributes attributes{};
+  const cudaError_t probe = cudaFuncGetAttributes(
+      &attributes, gmb::detail::fill_words_kernel<gmb::word_pattern>);
+  if (probe != cudaSuccess) {
+    throw fatal_error{"this binary has GPU code for compute capability " +
+                      std::string(kBuiltArchitectures) + " (x100) only, but GPU " +
+                      std::to_string(ordinal) + " (" + device.name + ") is " +
+                      device.compute_capability() +
+                      ": rebuild with the 'release' preset (CMAKE_CUDA_ARCHITECTURES=native) [" +
+                      cudaGetErrorString(probe) + "]"};
+  }
+  return device;
+}
+
+void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t needed = gmb::environment::required_bytes(device, array_bytes);
+  if (needed > free_bytes) {
+    throw fatal_error{"the working set needs " + std::to_string(needed / gmb::kMiB) +
+                      " MiB (2 arrays of " + std::to_string(array_bytes / gmb::kMiB) +
+                      " MiB + the L2 flush buffer) but GPU " + std::to_string(device.ordinal) +
+                      " has " + std::to_string(free_bytes / gmb::kMiB) +
+                      " MiB free: pass a smaller --gmb_bytes"};
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
+                                                             std::size_t array_bytes) {
+  auto entries = gmb::context_entries(device);
+  entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
+  entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
+  entries.emplace_back("gmb_built_for", kBuiltArchitectures);
+  entries.emplace_back("git_sha", GMB_GIT_SHA);
+  return entries;
+}
+
+int run(int argc, char** argv) {
+  options opt = parse_own_flags(&argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  const gmb::device_info device = open_device(opt.device);
+  const std::size_t array_bytes =
+      opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
+  if (opt.info) {
+    nlohmann::json info;
+    for (const auto& [key, value] : run_context(device, array_bytes)) info[key] = value;
+    std::cout << info.dump(2) << std::endl;
+    return 0;
+  }
+  check_free_memory(device, array_bytes);
+
+  gmb::environment env(opt.device, array_bytes);
+  for (const auto& [key, value] : run_context(device, array_bytes)) {
+    benchmark::AddCustomContext(key, value);
+  }
+  gmb::registration_options registration;
+  if (!opt.user_min_time) registration.min_time_seconds = kDefaultMinTimeSeconds;
+  for (auto& c : gmb::all_cases(env)) gmb::register_case(env, std::move(c), registration);
+
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (ran == 0) throw fatal_error{"no benchmark matched the filter"};
+  if (gmb::failed_benchmarks() > 0) {
+    throw fatal_error{std::to_string(gmb::failed_benchmarks()) +
+                      " benchmark(s) failed (wrong result or CUDA error; see above)"};
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const fatal_error& e) {
+    std::fprintf(stderr, "gmembench: error: %s\n", e.message.c_str());
+  } catch (const gmb::cuda_error& e) {
+    std::fprintf(stderr, "gmembench: error: CUDA: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gmembench: error: %s\n", e.what());
+  }
+  return 1;
+}

@@ -1,0 +1,23 @@
+# gmb_add_flavor(<flavor> <dlcm>): the benchmark sources built with `-Xptxas -dlcm=<dlcm>`
+# (or nvcc's default when <dlcm> is empty). Produces gmb_bench_<flavor> (an object library the
+# tests link too) and the executable gmembench[-<flavor>]. Benchmark names are identical in
+# every flavor; GMB_FLAVOR puts the flavor into the JSON context.
+function(gmb_add_flavor flavor dlcm)
+  set(objs gmb_bench_${flavor})
+  add_library(${objs} OBJECT ${GMB_BENCHMARK_SOURCES})
+  target_include_directories(${objs} PUBLIC "${PROJECT_SOURCE_DIR}")
+  target_link_libraries(${objs} PUBLIC gmb_core benchmark::benchmark)
+  target_compile_definitions(${objs} PUBLIC GMB_FLAVOR="${flavor}")
+  if(dlcm)
+    target_compile_options(${objs} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-dlcm=${dlcm}>)
+  endif()
+
+  if(flavor STREQUAL "default")
+    set(exe gmembench)
+  else()
+    set(exe gmembench-${flavor})
+  endif()
+  add_executable(${exe} benchmarks/main.cu)
+  target_link_libraries(${exe} PRIVATE ${objs} nlohmann_json::nlohmann_json)
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+endfunction()

@@ -1,0 +1,36 @@
+#pragma once
+// The naming contract of DESIGN.md: family/variant/key:value/... (scripts split on it).
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace gmb {
+
+struct name_param {
+  std::string key;
+  std::string value;
+  name_param(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
+  name_param(std::string k, long long v) : key(std::move(k)), value(std::to_string(v)) {}
+};
+
+inline void check_name_part(const std::string& part, const char* what) {
+  if (part.empty() || part.find_first_of("/: ") != std::string::npos) {
+    throw std::invalid_argument(std::string("benchmark name: bad ") + what + " '" + part + "'");
+  }
+}
+
+inline std::string bench_name(const std::string& family, const std::string& variant,
+                              std::initializer_list<name_param> params = {}) {
+  check_name_part(family, "family");
+  check_name_part(variant, "variant");
+  std::string name = family + "/" + variant;
+  for (const auto& p : params) {
+    check_name_part(p.key, "key");
+    check_name_part(p.value, "value");
+    name += "/" + p.key + ":" + p.value;
+  }
+  return name;
+}
+
+}  // namespace gmb

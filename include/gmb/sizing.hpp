@@ -1,0 +1,55 @@
+#pragma once
+// Working-set sizes: DRAM benchmarks use arrays of at least 8x the L2 (so the L2 holds under an
+// eighth of what a kernel touches), in whole MiB so every kernel's tiles divide them evenly.
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace gmb {
+
+inline constexpr std::size_t kMiB = std::size_t(1) << 20;
+inline constexpr std::size_t kArrayGranule = kMiB;
+inline constexpr std::size_t kL2Multiple = 8;
+
+inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+
+/// Bytes per array for DRAM benchmarks on a device with this L2.
+inline std::size_t default_array_bytes(std::size_t l2_bytes) {
+  return round_up(kL2Multiple * l2_bytes, kArrayGranule);
+}
+
+/// Parses "400M", "1G", "64MiB", "8388608": K/M/G/T (also KiB..., powers of 1024), case-free.
+/// Throws std::invalid_argument with a message a user can act on.
+inline std::size_t parse_bytes(const std::string& text) {
+  std::size_t pos = 0;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+  if (pos == 0) throw std::invalid_argument("'" + text + "' is not a size (e.g. 400M, 1G)");
+  std::string unit;
+  for (std::size_t i = pos; i < text.size(); ++i) {
+    unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+  }
+  int shift = 0;
+  if (unit.empty() || unit == "b") shift = 0;
+  else if (unit == "k" || unit == "kib") shift = 10;
+  else if (unit == "m" || unit == "mib") shift = 20;
+  else if (unit == "g" || unit == "gib") shift = 30;
+  else if (unit == "t" || unit == "tib") shift = 40;
+  else throw std::invalid_argument("'" + text + "': unknown unit '" + unit + "' (use K, M, G)");
+  const std::string digits = text.substr(0, pos);
+  if (digits.size() > 15) throw std::invalid_argument("'" + text + "' is too large");
+  const std::uint64_t value = std::stoull(digits);
+  if (value == 0) throw std::invalid_argument("'" + text + "' is zero bytes");
+  if (value > (std::uint64_t(1) << (50 - shift))) {  // 1 PiB: no GPU has that much
+    throw std::invalid_argument("'" + text + "' is too large");
+  }
+  return static_cast<std::size_t>(value << shift);
+}
+
+/// A user's array size, rounded up to the granule every kernel needs.
+inline std::size_t array_bytes_from_flag(const std::string& text) {
+  return round_up(parse_bytes(text), kArrayGranule);
+}
+
+}  // namespace gmb

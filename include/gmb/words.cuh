@@ -1,0 +1,57 @@
+#pragma once
+// Buffer contents as 32-bit words. Every element type is a bag of words, so one generator can
+// fill inputs, describe expected outputs and check them, on the device and on the host.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gmb/host_device.hpp"
+
+namespace gmb {
+
+/// Every byte 0xFF: a float/double NaN that no generator below produces for the first 8 GiB.
+inline constexpr unsigned char kPoisonByte = 0xFF;
+inline constexpr std::uint32_t kPoisonWord = 0xFFFFFFFFu;
+
+/// Word w holds (w mod 2^32) xor seed. Seeds stay below 2^31, so for buffers under 8 GiB no
+/// word equals the poison and every misplaced word shows.
+struct word_pattern {
+  std::uint32_t seed;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    return static_cast<std::uint32_t>(w) ^ seed;
+  }
+};
+
+/// Every word the same value (what a memset leaves).
+struct word_constant {
+  std::uint32_t value;
+  GMB_HD std::uint32_t operator()(std::size_t) const { return value; }
+};
+
+template <class T>
+inline constexpr int kWordsPer = static_cast<int>(sizeof(T) / sizeof(std::uint32_t));
+
+/// Element e of an array of T made from a generator: its words are words e*W ... e*W+W-1.
+template <class T, class Gen>
+GMB_HD T make_element(const Gen& gen, std::size_t e) {
+  static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "element types are whole words");
+  std::uint32_t words[kWordsPer<T>];
+#pragma unroll
+  for (int i = 0; i < kWordsPer<T>; ++i) words[i] = gen(e * kWordsPer<T> + i);
+  T value;
+  memcpy(&value, words, sizeof(T));
+  return value;
+}
+
+/// Bits of element e that differ from what the generator says it holds (0 when correct).
+template <class T, class Gen>
+GMB_HD std::uint32_t element_mismatch(const T& value, const Gen& gen, std::size_t e) {
+  std::uint32_t words[kWordsPer<T>];
+  memcpy(words, &value, sizeof(T));
+  std::uint32_t diff = 0;
+#pragma unroll
+  for (int i = 0; i < kWordsPer<T>; ++i) diff |= words[i] ^ gen(e * kWordsPer<T> + i);
+  return diff;
+}
+
+}  // namespace gmb

@@ -1,0 +1,67 @@
+#pragma once
+// Coalesced baselines: read, write and copy of n elements of T, Ilp elements per thread.
+// Bytes: read n*sizeof(T); write n*sizeof(T); copy 2*n*sizeof(T).
+// One kernel serves both grids: launched with one block per tile, its tile loop runs once
+// ("full" grid); launched with only the resident blocks, it strides over the tiles ("persistent").
+#include <cstddef>
+#include <cstdint>
+
+#include "gmb/cache_op.cuh"
+#include "gmb/pattern.cuh"
+#include "gmb/words.cuh"
+
+namespace gmb {
+
+inline constexpr unsigned kCoalescedBlock = 256;
+
+/// Reads every element and compares it with the input's pattern; the comparison keeps the
+/// loads alive without a reduction and doubles as verification: a thread that saw a wrong word
+/// counts itself in `bad_threads`. All Ilp loads are issued before the first use.
+template <class T, unsigned Ilp, cache_op Load>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    coalesced_read(const T* in, std::size_t tiles, word_pattern expected,
+                   unsigned long long* bad_threads) {
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  std::uint32_t diff = 0;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
+    T v[Ilp];
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) diff |= element_mismatch(v[j], expected, map(thread, j));
+  }
+  if (diff != 0) atomicAdd(bad_threads, 1ull);
+}
+
+/// Writes the output pattern to every element.
+template <class T, unsigned Ilp, store_op Store>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    coalesced_write(T* out, std::size_t tiles, word_pattern value) {
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) {
+      const std::size_t e = map(thread, j);
+      store<Store>(out + e, make_element<T>(value, e));
+    }
+  }
+}
+
+/// out[e] = in[e]; all Ilp loads are issued before the first store.
+template <class T, unsigned Ilp, cache_op Load, store_op Store>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    coalesced_copy(const T* in, T* out, std::size_t tiles) {
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
+    T v[Ilp];
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) store<Store>(out + map(thread, j), v[j]);
+  }
+}
+
+}  // namespace gmb

@@ -1,0 +1,103 @@
+// The built gmembench binaries as a user runs them: one-line errors for bad input everywhere,
+// the "no CUDA device" message without a GPU, and with a GPU a tiny filtered run per flavor
+// whose JSON carries the flavor, the device context and the counters of DESIGN.md.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/device/gpu.hpp"
+
+namespace {
+
+struct result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+result run(const std::string& command) {
+  result r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe)) r.output += buffer;
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+void expect_one_line_error(const std::string& args, const std::string& fragment) {
+  const result r = run(std::string(GMB_BINARY_DEFAULT) + " " + args);
+  EXPECT_NE(r.exit_code, 0) << args;
+  EXPECT_NE(r.output.find("gmembench: error: " + fragment), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+}
+
+TEST(BinaryFlags, BadValuesAreOneLineErrors) {
+  expect_one_line_error("--gmb_bytes=12Q", "--gmb_bytes:");
+  expect_one_line_error("--gmb_bytes", "--gmb_bytes needs a value");
+  expect_one_line_error("--device=abc", "--device: 'abc' is not a GPU index");
+  expect_one_line_error("--gmb_nonsense", "unknown flag '--gmb_nonsense'");
+}
+
+TEST(BinaryFlags, UnknownBenchmarkFlagFails) {
+  const result r = run(std::string(GMB_BINARY_DEFAULT) + " --benchmark_nonsense=1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("unrecognized"), std::string::npos) << r.output;
+}
+
+TEST(BinaryWithoutGpu, SaysNoCudaDevice) {
+  if (gmb::test::has_gpu()) GTEST_SKIP() << "a GPU is present";
+  expect_one_line_error("", "no CUDA device found");
+  expect_one_line_error("--gmb_info", "no CUDA device found");
+}
+
+const char* binary_of(const std::string& flavor) {
+  return flavor == "ca" ? GMB_BINARY_CA : flavor == "cg" ? GMB_BINARY_CG : GMB_BINARY_DEFAULT;
+}
+
+class FlavorSmoke : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
+  GMB_REQUIRE_GPU();
+  const std::string flavor = GetParam();
+  const std::string binary = binary_of(flavor);
+  const std::string out = ::testing::TempDir() + "gmb_smoke_" + flavor + ".json";
+  const result r = run(binary +
+                       " --gmb_bytes=8M --benchmark_min_time=0.01"
+                       " --benchmark_filter='^(ref/|copy/f32x4/ilp:4/|read/f32/ilp:1/)'"
+                       " --benchmark_out_format=json --benchmark_out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  const auto& context = json.at("context");
+  EXPECT_EQ(context.at("gmb_flavor"), flavor);
+  for (const char* key : {"gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes", "gpu_peak_gbs",
+                          "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver", "cuda_runtime",
+                          "git_sha", "gmb_array_bytes"}) {
+    EXPECT_TRUE(context.contains(key)) << key;
+  }
+  EXPECT_EQ(context.at("gmb_array_bytes"), std::to_string(8 << 20));
+
+  const auto& benchmarks = json.at("benchmarks");
+  ASSERT_EQ(benchmarks.size(), 6u);  // 2 refs + copy and read on both grids
+  for (const auto& b : benchmarks) {
+    const std::string name = b.at("name");
+    EXPECT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    EXPECT_GT(b.at("bytes_per_second").get<double>(), 0.0) << name;
+    EXPECT_GT(b.at("pct_peak").get<double>(), 0.0) << name;
+    if (name.rfind("ref/", 0) != 0) {
+      EXPECT_GT(b.at("model_sectors_per_req").get<double>(), 0.0) << name;
+      EXPECT_DOUBLE_EQ(b.at("model_efficiency").get<double>(), 1.0) << name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Flavors, FlavorSmoke, ::testing::Values("default", "ca", "cg"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace

@@ -1,0 +1,50 @@
+// The index maps that kernels, model and tests share.
+#include "gmb/pattern.cuh"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace gmb {
+namespace {
+
+template <unsigned Block, unsigned Ilp>
+void expect_coalesced_is_a_tiling(std::size_t blocks) {
+  const coalesced_map<Block, Ilp> map;
+  const std::size_t threads = blocks * Block;
+  std::vector<int> hits(threads * Ilp, 0);
+  for (std::size_t t = 0; t < threads; ++t) {
+    for (unsigned j = 0; j < Ilp; ++j) {
+      const std::size_t e = map(t, j);
+      ASSERT_LT(e, hits.size());
+      ++hits[e];
+      if (t % 32 != 0) EXPECT_EQ(e, map(t - 1, j) + 1) << "lanes of a warp are not consecutive";
+    }
+  }
+  for (int h : hits) ASSERT_EQ(h, 1) << "an element is not covered exactly once";
+}
+
+TEST(CoalescedMap, EveryElementExactlyOnceAndWarpsContiguous) {
+  expect_coalesced_is_a_tiling<256, 1>(3);
+  expect_coalesced_is_a_tiling<256, 2>(3);
+  expect_coalesced_is_a_tiling<256, 4>(3);
+  expect_coalesced_is_a_tiling<256, 8>(3);
+  expect_coalesced_is_a_tiling<64, 8>(5);
+}
+
+TEST(CoalescedMap, SlotsOfABlockAreBlockApart) {
+  const coalesced_map<256, 4> map;
+  EXPECT_EQ(map(0, 0), 0u);
+  EXPECT_EQ(map(0, 1), 256u);
+  EXPECT_EQ(map(255, 3), 1023u);
+  EXPECT_EQ(map(256, 0), 1024u);
+}
+
+TEST(SimpleMaps, StrideOffsetBroadcast) {
+  EXPECT_EQ((strided_map{8}(3, 0)), 24u);
+  EXPECT_EQ((offset_map{1}(3, 0)), 4u);
+  EXPECT_EQ((broadcast_map{5}(1000, 0)), 5u);
+}
+
+}  // namespace
+}  // namespace gmb

@@ -1,0 +1,38 @@
+// Working-set sizing and the --gmb_bytes parser.
+#include "gmb/sizing.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gmb {
+namespace {
+
+TEST(Sizing, DefaultIsEightTimesL2InWholeMiB) {
+  EXPECT_EQ(default_array_bytes(50 * kMiB), 400 * kMiB);
+  EXPECT_EQ(default_array_bytes(60 * kMiB), 480 * kMiB);
+  EXPECT_EQ(default_array_bytes(40 * kMiB + 1), 321 * kMiB);
+  EXPECT_GE(default_array_bytes(123456789), 8 * 123456789ull);
+}
+
+TEST(Sizing, ParsesUnits) {
+  EXPECT_EQ(parse_bytes("4096"), 4096u);
+  EXPECT_EQ(parse_bytes("64K"), 64u << 10);
+  EXPECT_EQ(parse_bytes("512M"), 512u * kMiB);
+  EXPECT_EQ(parse_bytes("512mib"), 512u * kMiB);
+  EXPECT_EQ(parse_bytes("2G"), 2048u * kMiB);
+  EXPECT_EQ(parse_bytes("1GiB"), 1024u * kMiB);
+}
+
+TEST(Sizing, RejectsNonsense) {
+  for (const char* bad : {"", "M", "-1", "12Q", "1.5G", "0", "99999999999999999999", "4096T"}) {
+    EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(Sizing, FlagValuesRoundUpToTheGranule) {
+  EXPECT_EQ(array_bytes_from_flag("1000"), kArrayGranule);
+  EXPECT_EQ(array_bytes_from_flag("8M"), 8 * kMiB);
+  EXPECT_EQ(array_bytes_from_flag("8193K"), 9 * kMiB);
+}
+
+}  // namespace
+}  // namespace gmb

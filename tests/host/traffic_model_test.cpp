@@ -1,0 +1,104 @@
+// The warp traffic model against the hand-derived cases of DESIGN.md.
+#include "gmb/traffic_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gmb/pattern.cuh"
+
+namespace gmb {
+namespace {
+
+/// Byte addresses of 32 lanes: lane i at base + i * step.
+std::vector<std::uint64_t> lanes(std::uint64_t base, std::uint64_t step) {
+  std::vector<std::uint64_t> a;
+  for (std::uint64_t i = 0; i < kWarpSize; ++i) a.push_back(base + i * step);
+  return a;
+}
+
+TEST(WarpModel, UnitStrideFloatIsFourSectors) {
+  const warp_access acc = model_warp(lanes(0, 4), 4);
+  EXPECT_EQ(acc.sectors, 4u);
+  EXPECT_EQ(acc.dram_chunks, 2u);
+  EXPECT_EQ(acc.requested_bytes, 128u);
+}
+
+TEST(WarpModel, StrideTwoIsEightSectors) { EXPECT_EQ(model_warp(lanes(0, 8), 4).sectors, 8u); }
+
+TEST(WarpModel, MisalignedByOneWordIsFiveSectors) {
+  EXPECT_EQ(model_warp(lanes(4, 4), 4).sectors, 5u);
+}
+
+TEST(WarpModel, AllLanesOneWordIsOneSector) {
+  const warp_access acc = model_warp(lanes(256, 0), 4);
+  EXPECT_EQ(acc.sectors, 1u);
+  EXPECT_EQ(acc.requested_bytes, 4u);
+}
+
+TEST(WarpModel, TwelveByteAosOneFieldIsTwelveSectors) {
+  EXPECT_EQ(model_warp(lanes(0, 12), 4).sectors, 12u);
+}
+
+TEST(WarpModel, VectorWidthsCoverTheirBytes) {
+  EXPECT_EQ(model_warp(lanes(0, 8), 8).sectors, 8u);
+  EXPECT_EQ(model_warp(lanes(0, 16), 16).sectors, 16u);
+}
+
+TEST(WarpModel, StrideSixteenFloatsIsThirtyTwoDramChunks) {
+  const warp_access acc = model_warp(lanes(0, 64), 4);
+  EXPECT_EQ(acc.sectors, 32u);
+  EXPECT_EQ(acc.dram_chunks, 32u);
+}
+
+TEST(WarpModel, LaneOrderDoesNotMatter) {
+  std::vector<std::uint64_t> a = lanes(4, 4);
+  std::swap(a.front(), a.back());
+  EXPECT_EQ(model_warp(a, 4).sectors, 5u);
+}
+
+TEST(PredictTraffic, CoalescedMovesExactlyTheArray) {
+  const std::size_t threads = 1 << 16;
+  const auto p = predict_traffic(coalesced_map<256, 4>{}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(p.requests, threads / 32.0 * 4);
+  EXPECT_DOUBLE_EQ(p.dram_bytes, threads * 4.0 * 4);
+  EXPECT_DOUBLE_EQ(p.efficiency(), 1.0);
+}
+
+TEST(PredictTraffic, SixteenByteElementsAreSixteenSectorsPerRequest) {
+  const auto p = predict_traffic(coalesced_map<256, 2>{}, 1 << 14, 16, access_kind::kStore);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 16.0);
+  EXPECT_DOUBLE_EQ(p.efficiency(), 1.0);
+}
+
+TEST(PredictTraffic, OffsetCostsFiveSectorsButNeighboursShareDramChunks) {
+  const std::size_t threads = 1 << 16;
+  const auto p = predict_traffic(offset_map{1}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 5.0);
+  EXPECT_GT(p.dram_bytes, threads * 4.0);
+  EXPECT_LT(p.dram_bytes, threads * 4.0 * 1.01);
+}
+
+TEST(PredictTraffic, StrideTwoLoadsMoveTwiceTheUsefulBytes) {
+  const auto p = predict_traffic(strided_map{2}, 1 << 16, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 8.0);
+  EXPECT_DOUBLE_EQ(p.efficiency(), 0.5);
+}
+
+TEST(PredictTraffic, PartialSectorStoresAlsoReadTheirChunk) {
+  const std::size_t threads = 1 << 16;
+  const auto p = predict_traffic(strided_map{2}, threads, 4, access_kind::kStore);
+  // Four lanes half-fill each sector: it is written back whole and its 64-B chunk read first.
+  const double sectors = threads / 4.0;
+  EXPECT_DOUBLE_EQ(p.dram_bytes, sectors * 32 + sectors / 2 * 64);
+}
+
+TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
+  const auto p = predict_traffic(broadcast_map{7}, 1 << 12, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 1.0);
+}
+
+}  // namespace
+}  // namespace gmb
