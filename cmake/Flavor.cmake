@@ -9,7 +9,8 @@ function(gmb_add_flavor flavor dlcm)
   target_link_libraries(${objs} PUBLIC gmb_core benchmark::benchmark)
   target_compile_definitions(${objs} PUBLIC GMB_FLAVOR="${flavor}")
   if(dlcm)
-    target_compile_options(${objs} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-dlcm=${dlcm}>)
+    # PUBLIC: main.cu and everything else linked into the flavor's executable get it too.
+    target_compile_options(${objs} PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-dlcm=${dlcm}>)
   endif()
 
   if(flavor STREQUAL "default")

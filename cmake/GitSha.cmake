@@ -1,7 +1,11 @@
 # Writes generated/gmb/git_sha.hpp; re-run on every commit so results name the exact source.
+# A copy of the tree without .git (e.g. shipped to a GPU machine) can name its commit through
+# the environment variable GMB_GIT_SHA.
 find_package(Git QUIET)
 set(GMB_GIT_SHA "unknown")
-if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
+if(DEFINED ENV{GMB_GIT_SHA})
+  set(GMB_GIT_SHA "$ENV{GMB_GIT_SHA}")
+elseif(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
   execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse --short=12 HEAD
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}" OUTPUT_VARIABLE _sha
     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)

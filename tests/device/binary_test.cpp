@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/device/gpu.hpp"
 
@@ -93,6 +97,57 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
     if (name.rfind("ref/", 0) != 0) {
       EXPECT_GT(b.at("model_sectors_per_req").get<double>(), 0.0) << name;
       EXPECT_DOUBLE_EQ(b.at("model_efficiency").get<double>(), 1.0) << name;
+    }
+  }
+}
+
+/// Dot-separated tokens of every global load (LDG...) in the SASS of the kernels whose mangled
+/// name contains all of `parts`. Tokens, not strings: modifier order varies (DESIGN.md).
+std::vector<std::set<std::string>> sass_loads(const std::string& binary,
+                                              const std::vector<std::string>& parts) {
+  const result dump = run("cuobjdump -sass " + binary);
+  EXPECT_EQ(dump.exit_code, 0) << dump.output.substr(0, 500);
+  std::vector<std::set<std::string>> loads;
+  const std::regex function_line(R"(Function : (\S+))");
+  const std::regex load(R"(\bLDG(\.[A-Z0-9_]+)*)");
+  std::istringstream lines(dump.output);
+  bool selected = false;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, function_line)) {
+      selected = true;
+      for (const auto& p : parts) selected = selected && m[1].str().find(p) != std::string::npos;
+    } else if (selected && std::regex_search(line, m, load)) {
+      std::set<std::string> tokens;
+      std::istringstream instruction(m[0].str());
+      for (std::string t; std::getline(instruction, t, '.');) tokens.insert(t);
+      loads.push_back(tokens);
+    }
+  }
+  return loads;
+}
+
+/// The plain loads of the coalesced read and copy kernels are what the flavors change:
+/// LDG.E (default), LDG.E.STRONG.SM (-dlcm=ca), LDG.E.STRONG.GPU (-dlcm=cg); never .CONSTANT.
+TEST_P(FlavorSmoke, PlainLoadsCarryTheFlavorsCacheQualifier) {
+  if (run("command -v cuobjdump").exit_code != 0) GTEST_SKIP() << "cuobjdump not on PATH";
+  const std::string flavor = GetParam();
+  for (const char* kernel : {"coalesced_read", "coalesced_copy"}) {
+    const auto loads = sass_loads(binary_of(flavor), {kernel});
+    ASSERT_GE(loads.size(), 16u) << kernel;  // 16 instantiations, at least one load each
+    for (const auto& tokens : loads) {
+      EXPECT_EQ(tokens.count("CONSTANT"), 0u) << kernel;
+      if (flavor == "default") {
+        EXPECT_EQ(tokens.count("STRONG"), 0u) << kernel;
+      } else {
+        EXPECT_EQ(tokens.count("STRONG"), 1u) << kernel;
+        EXPECT_EQ(tokens.count(flavor == "ca" ? "SM" : "GPU"), 1u) << kernel;
+      }
+    }
+    const auto wide = sass_loads(binary_of(flavor), {kernel, "float4"});
+    ASSERT_FALSE(wide.empty()) << kernel;
+    for (const auto& tokens : wide) {
+      EXPECT_EQ(tokens.count("128"), 1u) << kernel << " float4 loads are not 16 bytes wide";
     }
   }
 }

@@ -1,0 +1,3 @@
+"""Python side of gmembench: runs the benchmark binaries and turns their Google Benchmark JSON
+into summaries. See DESIGN.md for the naming contract and the context keys these modules rely on.
+"""

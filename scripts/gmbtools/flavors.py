@@ -1,0 +1,11 @@
+"""The three builds of the one benchmark source list (DESIGN.md, "Builds"): the flavor name is
+also the name of its JSON file in a results folder, and picks the binary that produced it."""
+
+FLAVORS = ("default", "ca", "cg")
+
+BINARIES = {"default": "gmembench", "ca": "gmembench-ca", "cg": "gmembench-cg"}
+
+
+def json_name(flavor: str) -> str:
+    """File name of a flavor's results inside a results folder."""
+    return f"{flavor}.json"

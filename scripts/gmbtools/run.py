@@ -1,0 +1,275 @@
+"""`gmb run`: set up, build, run each flavor on one GPU, and leave a new, self-describing results
+folder (`results/<gpu_slug>/<YYYYmmdd-HHMMSS>/`) with the JSON files, run_info.json and
+summary.md.
+
+Standard library only: GPU machines may have no network and no pandas.
+"""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import runinfo, summary
+from .errors import GmbError
+from .flavors import BINARIES, FLAVORS, json_name
+from .runinfo import FlavorRun, RunInfo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+PASSTHROUGH_PREFIXES = ("--benchmark_", "--gmb_")
+
+# Options gmb run sets itself. Google Benchmark lets the last copy of a flag win, so a user's
+# copy would silently move or reshape the output the summary reads: refuse it, saying what to do.
+_RESERVED = {
+    "--benchmark_out": "gmb run names the output files; use --out DIR for the results root",
+    "--benchmark_out_format": "gmb run writes JSON",
+    "--benchmark_repetitions": "use --repetitions N",
+    "--gmb_info": "gmb run queries the device itself",
+}
+
+# gpu_slug becomes a directory name: keep it to one plain path component.
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+# Variables that decide which GPU `--device=N` is; recorded in front of each command.
+_DEVICE_ENV = ("CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked `gmb run` for (see cli.py for the flags)."""
+
+    device: int = 0
+    flavors: tuple[str, ...] = FLAVORS
+    repetitions: int = 5
+    preset: str | None = None
+    out: Path | None = None  # results root; default <repo>/results
+    passthrough: tuple[str, ...] = ()
+    gmb_command: str = "scripts/gmb run"
+
+
+def parse_flavors(text: str) -> tuple[str, ...]:
+    """`"default,cg"` -> ("default", "cg"), in the given order, without duplicates."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in FLAVORS]
+    if unknown or not names:
+        shown = ", ".join(unknown) or repr(text)
+        raise GmbError(f"--flavors: unknown flavor {shown}; choose from {','.join(FLAVORS)}", 2)
+    return tuple(dict.fromkeys(names))
+
+
+def passthrough_args(extra: list[str]) -> tuple[str, ...]:
+    """Validate the arguments argparse did not know: only `--benchmark_*` and `--gmb_*` options
+    go to the benchmark binaries; anything else is a user mistake, reported as such."""
+    for arg in extra:
+        if not arg.startswith(PASSTHROUGH_PREFIXES):
+            raise GmbError(
+                f"unrecognized argument {arg!r} (only --benchmark_*=VALUE and --gmb_*=VALUE"
+                " options are passed on to the benchmarks)",
+                2,
+            )
+        name = arg.split("=", 1)[0]
+        if name in _RESERVED:
+            raise GmbError(f"{name} is set by gmb run: {_RESERVED[name]}", 2)
+    return tuple(extra)
+
+
+def benchmark_command(
+    binary: str, device: int, repetitions: int, out_json: str, passthrough: tuple[str, ...]
+) -> list[str]:
+    """The exact command line for one flavor; the user's options come last."""
+    return [
+        binary,
+        f"--device={device}",
+        f"--benchmark_repetitions={repetitions}",
+        "--benchmark_display_aggregates_only=true",
+        f"--benchmark_out={out_json}",
+        "--benchmark_out_format=json",
+        *passthrough,
+    ]
+
+
+def make_run_dir(results_root: Path, slug: str, now: datetime) -> Path:
+    """Create and return a new `results_root/slug/YYYYmmdd-HHMMSS` folder, adding -2, -3, ...
+    when that name is taken. mkdir is the existence test, so even two runs started in the same
+    second never share (or overwrite) a folder."""
+    parent = results_root / slug
+    parent.mkdir(parents=True, exist_ok=True)
+    stamp = now.strftime("%Y%m%d-%H%M%S")
+    folder, n = parent / stamp, 1
+    while True:
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            n += 1
+            folder = parent / f"{stamp}-{n}"
+
+
+def choose_preset(override: str | None) -> str:
+    """`release` (native architecture) where nvidia-smi lists a GPU, else `sm90`, which builds
+    without one, so the no-GPU path still builds and then stops with the binary's message."""
+    if override:
+        return override
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return "sm90"
+    has_gpu = any(line.startswith("GPU ") for line in listed.stdout.splitlines())
+    return "release" if has_gpu else "sm90"
+
+
+def nvidia_smi_target(device: int, env: dict[str, str]) -> str:
+    """What `nvidia-smi -i` needs to name the GPU that `--device=N` runs on.
+
+    With CUDA_DEVICE_ORDER=PCI_BUS_ID both count GPUs the same way, except that CUDA counts
+    only CUDA_VISIBLE_DEVICES: then device N is that list's N-th entry (an index or a UUID,
+    both of which nvidia-smi -i accepts)."""
+    if "CUDA_VISIBLE_DEVICES" in env:
+        visible = [entry.strip() for entry in env["CUDA_VISIBLE_DEVICES"].split(",")]
+        if device < len(visible) and visible[device]:
+            return visible[device]
+    return str(device)
+
+
+def run(options: Options, repo: Path = REPO_ROOT) -> Path:
+    """Do the whole run; return the results folder. Raises GmbError after writing the summary
+    when a flavor failed, so the shell sees a non-zero status."""
+    env = dict(os.environ)
+    # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
+    # `nvidia-smi -i N` the same GPU unless the user chose an order.
+    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+
+    if not (repo / "scripts" / "setup").is_file():
+        raise GmbError(f"setup failed: {repo / 'scripts' / 'setup'} not found")
+    _step("setup failed", ["bash", "scripts/setup"], repo, env)
+    preset = choose_preset(options.preset)
+    targets = [BINARIES[flavor] for flavor in options.flavors]
+    _step("cmake configure failed", ["cmake", "--preset", preset], repo, env)
+    _step("build failed", ["cmake", "--build", "--preset", preset, "--target", *targets], repo, env)
+
+    binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
+    info = _device_info(binaries[options.flavors[0]], options.device, repo, env)
+    results_root = (options.out or repo / "results").resolve()
+    folder = make_run_dir(results_root, info["gpu_slug"], datetime.now())
+    print(f"gmb: results folder {folder}", flush=True)
+
+    gpu = nvidia_smi_target(options.device, env)
+    before = _nvidia_smi(gpu)
+    runs = [
+        _run_flavor(flavor, binaries[flavor], folder, options, repo, env)
+        for flavor in options.flavors
+    ]
+    record = RunInfo(
+        gmb_command=options.gmb_command,
+        preset=preset,
+        flavor_runs=runs,
+        nvidia_smi_before=before,
+        nvidia_smi_after=_nvidia_smi(gpu),
+    )
+    runinfo.save(record, folder)
+    written = summary.write_summary(folder, record)
+    print(f"gmb: wrote {written.path}", flush=True)
+    print(folder, flush=True)
+
+    problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs if r.exit_code != 0]
+    problems += written.unreadable
+    if problems:
+        raise GmbError(f"{'; '.join(problems)} (results in {folder})")
+    return folder
+
+
+def _step(failure: str, command: list[str], repo: Path, env: dict[str, str]) -> None:
+    """Run one preparation step with its output on the terminal; stop the run if it fails."""
+    print(f"gmb: {shlex.join(command)}", flush=True)
+    try:
+        returncode = subprocess.run(command, cwd=repo, env=env).returncode
+    except FileNotFoundError:
+        raise GmbError(f"{failure}: {command[0]} not found on PATH") from None
+    if returncode != 0:
+        raise GmbError(f"{failure} ({shlex.join(command)} exited with {returncode})", returncode)
+
+
+def _device_info(binary: str, device: int, repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The binary's `--gmb_info` JSON. Without a usable GPU the binary exits non-zero with a
+    one-line reason on stderr; that line becomes gmb's error, with the binary's exit code."""
+    command = [binary, f"--device={device}", "--gmb_info"]
+    try:
+        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    except OSError as err:
+        raise GmbError(f"cannot run {binary} ({err.strerror}); did the build make it?") from None
+    if proc.returncode != 0:
+        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"{shlex.join(command)} exited with {proc.returncode}"
+        raise GmbError(reason, proc.returncode)
+    try:
+        info = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        raise GmbError(f"{shlex.join(command)} did not print a JSON object") from None
+    if not isinstance(info, dict):
+        raise GmbError(f"{shlex.join(command)} did not print a JSON object")
+    slug = info.get("gpu_slug")
+    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
+        raise GmbError(f"{shlex.join(command)} printed no usable gpu_slug (got {slug!r})")
+    return info
+
+
+def _run_flavor(
+    flavor: str, binary: str, folder: Path, options: Options, repo: Path, env: dict[str, str]
+) -> FlavorRun:
+    """Run one flavor, output streaming to the terminal; a failure is recorded, not raised, so
+    the other flavors still run."""
+    out_json = _shown_path(folder / json_name(flavor), repo)
+    command = benchmark_command(
+        binary, options.device, options.repetitions, out_json, options.passthrough
+    )
+    shown = " ".join(f"{var}={shlex.quote(env[var])}" for var in _DEVICE_ENV if var in env)
+    shown = f"{shown} {shlex.join(command)}".strip()
+    print(f"gmb: {shown}", flush=True)
+    start = time.monotonic()
+    try:
+        returncode = subprocess.run(command, cwd=repo, env=env).returncode
+    except OSError as err:
+        print(f"gmb: cannot run {binary}: {err.strerror}", file=sys.stderr, flush=True)
+        returncode = 127
+    wall_s = round(time.monotonic() - start, 3)
+    if returncode != 0:
+        print(f"gmb: flavor {flavor} failed with exit code {returncode}; going on",
+              file=sys.stderr, flush=True)
+    return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s)
+
+
+def _shown_path(path: Path, repo: Path) -> str:
+    """Paths inside the repo are given relative to it (the commands run there), so recorded
+    commands hold no user's home directory and stay valid in any checkout."""
+    try:
+        return str(path.relative_to(repo.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _nvidia_smi(gpu: str) -> list[str]:
+    """Clocks, temperature and power at one moment; a missing or failing nvidia-smi is
+    recorded as such rather than stopping the run."""
+    command = [
+        "nvidia-smi", f"--query-gpu={summary.NVIDIA_SMI_FIELDS}", "--format=csv,noheader",
+        "-i", gpu,
+    ]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        return ["(nvidia-smi not found)"]
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return [f"(nvidia-smi failed: {err})"]
+    lines = [line.strip() for line in proc.stdout.splitlines() if line.strip()]
+    if proc.returncode != 0:
+        errors = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        return [f"(nvidia-smi exited with {proc.returncode}: {' '.join(errors + lines)})"]
+    return lines

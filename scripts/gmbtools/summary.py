@@ -1,0 +1,276 @@
+"""Write `summary.md` for a results folder: the headline numbers of each flavor, next to the
+context and the exact commands that produced them, so a reader can judge and reproduce them.
+
+Every number comes from the JSON files (peaks from `gpu_peak_gbs` in their context, never a
+constant); a benchmark that errored is listed as an error, never as a number.
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import results, runinfo
+from .errors import GmbError
+from .flavors import FLAVORS, json_name
+from .results import Median, Results
+from .runinfo import RunInfo
+
+SUMMARY_FILE = "summary.md"
+
+# Context rows shown for each flavor: gmembench's keys (DESIGN.md) then Google Benchmark's own.
+CONTEXT_KEYS = (
+    "gmb_flavor",
+    "gpu_name",
+    "gpu_ordinal",
+    "gpu_cc",
+    "gpu_sms",
+    "gpu_l2_bytes",
+    "gpu_peak_gbs",
+    "gpu_mem_clock_khz",
+    "gpu_sm_clock_khz",
+    "gpu_bus_bits",
+    "ecc",
+    "driver",
+    "cuda_runtime",
+    "git_sha",
+    "gmb_array_bytes",
+    "gmb_built_for",
+    "date",
+    "host_name",
+    "library_version",
+    "library_build_type",
+)
+
+NVIDIA_SMI_FIELDS = (
+    "name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,"
+    "temperature.gpu,power.draw"
+)
+
+# Families whose best result is shown, and the in-process references measured beside them.
+FAMILIES = ("read", "write", "copy")
+MEMCPY = "ref/memcpy_d2d"
+MEMSET = "ref/memset"
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where the summary went, and the flavor files that could not be read (listed in it)."""
+
+    path: Path
+    unreadable: list[str]
+
+
+def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
+    """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
+    if not folder.is_dir():
+        raise GmbError(f"{folder}: no such directory")
+    loaded: dict[str, Results | str | None] = {}
+    for flavor in FLAVORS:
+        path = folder / json_name(flavor)
+        try:
+            loaded[flavor] = results.load(path) if path.exists() else None
+        except GmbError as err:
+            loaded[flavor] = str(err)
+    ran = info is not None and bool(info.flavor_runs)
+    if all(value is None for value in loaded.values()) and not ran:
+        names = ", ".join(json_name(f) for f in FLAVORS)
+        raise GmbError(f"{folder}: no results to summarise (none of {names})")
+    path = folder / SUMMARY_FILE
+    path.write_text(render(loaded, info), encoding="utf-8")
+    return Written(path, [value for value in loaded.values() if isinstance(value, str)])
+
+
+def rewrite(folder: Path) -> Written:
+    """`gmb summary`: re-write summary.md from the JSON, keeping the run record if there is one."""
+    return write_summary(folder, runinfo.load(folder))
+
+
+def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str:
+    """The whole summary.md text. `loaded` maps each flavor to its results, to the reason its
+    file could not be read, or to None when the folder has no file for it."""
+    contexts = {f: r.context for f, r in loaded.items() if isinstance(r, Results)}
+    gpu = next((str(c["gpu_name"]) for c in contexts.values() if "gpu_name" in c), "unknown GPU")
+    lines = [f"# gmembench summary: {gpu}", ""]
+    lines += _run_section(loaded, info)
+    lines += _context_section(contexts)
+    for flavor, value in loaded.items():
+        if isinstance(value, Results):
+            lines += _flavor_section(flavor, value)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
+    runs = {run.flavor: run for run in info.flavor_runs} if info else {}
+    lines = ["## Run", ""]
+    if info is None:
+        lines += ["Build preset, commands and nvidia-smi readings: (not recorded)", ""]
+    else:
+        lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`", ""]
+
+    lines += [
+        "| flavor | file | result | exit code | wall time |",
+        "|---|---|---|---:|---:|",
+    ]
+    for flavor, value in loaded.items():
+        run = runs.get(flavor)
+        if isinstance(value, Results):
+            medians = results.median_by_name(value.records)
+            errored = sum(1 for m in medians.values() if m.error)
+            result = f"{len(medians)} benchmarks, {errored} errored or skipped"
+        elif isinstance(value, str):
+            result = f"unreadable: {value}"
+        else:
+            result = "not run" if run is None else "no JSON written"
+        file = f"`{json_name(flavor)}`" if value is not None else "(none)"
+        if run is not None:
+            exit_code, wall = str(run.exit_code), f"{run.wall_s:.1f} s"
+        else:  # blank where this run did not run the flavor; unknown without a run record
+            exit_code = wall = "" if info is not None else "(not recorded)"
+        lines.append(f"| {flavor} | {file} | {_cell(result)} | {exit_code} | {wall} |")
+    lines.append("")
+
+    if info is not None:
+        lines += ["Commands, run from the repository root:", "", "```sh"]
+        lines += [run.command for run in info.flavor_runs] or ["(none)"]
+        lines += ["```", "", f"`nvidia-smi --query-gpu={NVIDIA_SMI_FIELDS}`:", ""]
+        for when, readings in (("before", info.nvidia_smi_before),
+                               ("after", info.nvidia_smi_after)):
+            lines += [f"- {when}: `{reading}`" for reading in readings] or [f"- {when}: (none)"]
+        lines.append("")
+    return lines
+
+
+def _context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
+    if not contexts:
+        return []
+    flavors = list(contexts)
+    lines = [
+        "## Context",
+        "",
+        "| key | " + " | ".join(flavors) + " |",
+        "|---|" + "---|" * len(flavors),
+    ]
+    for key in CONTEXT_KEYS:
+        values = [_cell(str(contexts[f].get(key, "(not recorded)"))) for f in flavors]
+        lines.append(f"| {key} | " + " | ".join(values) + " |")
+    return lines + [""]
+
+
+def _flavor_section(flavor: str, loaded: Results) -> list[str]:
+    medians = results.median_by_name(loaded.records)
+    lines = [f"## Flavor `{flavor}` (`{json_name(flavor)}`)", ""]
+    recorded_flavor = loaded.context.get("gmb_flavor")
+    if recorded_flavor != flavor:
+        lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]
+
+    best = {family: _best(medians, family) for family in FAMILIES}
+    memcpy, memset = medians.get(MEMCPY), medians.get(MEMSET)
+    lines += [
+        "| | benchmark | GB/s | % of peak | cv |",
+        "|---|---|---:|---:|---:|",
+        _row("best read", best["read"]),
+        _row("best write", best["write"]),
+        _row("best copy", best["copy"]),
+        _row(MEMCPY, memcpy),
+        _row(MEMSET, memset),
+        "",
+    ]
+
+    peak = _peak_bytes_per_second(loaded.context)
+    peak_label = "theoretical peak (gpu_peak_gbs)"
+    if peak is not None:
+        peak_label = f"theoretical peak ({peak / 1e9:.1f} GB/s, gpu_peak_gbs)"
+    read, write, copy = (_rate(best[f], f"valid {f}/* benchmark") for f in FAMILIES)
+    lines += [
+        "| ratio | value |",
+        "|---|---:|",
+        _ratio_row(f"best copy / {MEMCPY}", copy, _rate(memcpy, MEMCPY)),
+        _ratio_row(f"best read / {peak_label}", read, (peak, "no gpu_peak_gbs in the context")),
+        _ratio_row(f"best write / {MEMSET}", write, _rate(memset, MEMSET)),
+        "",
+    ]
+
+    valid = [m for m in medians.values() if m.error is None]
+    errored = [m for m in medians.values() if m.error]
+    with_cv = [m for m in valid if m.cv is not None]
+    lines.append(
+        f"- benchmarks: {len(medians)} ({len(valid)} valid, {len(errored)} errored or skipped)"
+    )
+    if with_cv:
+        worst = max(with_cv, key=lambda m: m.cv or 0.0)
+        lines.append(f"- largest cv among DRAM benchmarks: {_percent(worst.cv)} (`{worst.name}`)")
+    else:
+        lines.append("- largest cv among DRAM benchmarks: n/a (no repetitions)")
+    if errored:
+        lines += ["", "Errored or skipped benchmarks (no numbers are reported for them):", ""]
+        lines += [f"- `{m.name}`: {_cell(m.error or '')}" for m in errored]
+    return lines + [""]
+
+
+def _best(medians: dict[str, Median], family: str) -> Median | None:
+    candidates = [
+        m for m in medians.values()
+        if m.family == family and m.error is None and m.bytes_per_second is not None
+    ]
+    return max(candidates, key=lambda m: m.bytes_per_second or 0.0, default=None)
+
+
+def _row(label: str, median: Median | None) -> str:
+    if median is None:
+        return f"| {label} | (not in this file) | | | |"
+    if median.error is not None:
+        return f"| {label} | `{median.name}` | error (see below) | | |"
+    return (
+        f"| {label} | `{median.name}` | {_gbs(median.bytes_per_second)} |"
+        f" {_number(median.pct_peak)} | {_percent(median.cv)} |"
+    )
+
+
+def _rate(median: Median | None, what: str) -> tuple[float | None, str]:
+    """A benchmark's median bytes/s, or None and the reason there is none."""
+    if median is None:
+        return None, f"no {what} in this file"
+    if median.error is not None:
+        return None, f"{what} errored"
+    if not median.bytes_per_second:
+        return None, f"{what} has no (or a zero) bytes_per_second"
+    return median.bytes_per_second, ""
+
+
+def _ratio_row(
+    label: str, numerator: tuple[float | None, str], denominator: tuple[float | None, str]
+) -> str:
+    (top, why_not_top), (bottom, why_not_bottom) = numerator, denominator
+    if top is None:
+        text = f"n/a ({why_not_top})"
+    elif bottom is None:
+        text = f"n/a ({why_not_bottom})"
+    else:
+        text = f"{top / bottom:.3f}"
+    return f"| {label} | {text} |"
+
+
+def _peak_bytes_per_second(context: dict[str, Any]) -> float | None:
+    try:
+        peak_gbs = float(context["gpu_peak_gbs"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return peak_gbs * 1e9 if math.isfinite(peak_gbs) and peak_gbs > 0 else None
+
+
+def _gbs(bytes_per_second: float | None) -> str:
+    return "n/a" if bytes_per_second is None else f"{bytes_per_second / 1e9:.1f}"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def _percent(fraction: float | None) -> str:
+    return "n/a" if fraction is None else f"{fraction * 100:.1f} %"
+
+
+def _cell(text: str) -> str:
+    """Keep a table cell (or list item) on one line and its pipes from splitting the table."""
+    return " ".join(text.split()).replace("|", "\\|")
