@@ -56,12 +56,13 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
         e.in().fill(kInputPattern, e.stream());
         e.reset_counter();
       };
-      c.launch = [=](environment& e) {
+      const checking_read_launch launch = [=](environment& e, word_pattern expected) {
         kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), tiles,
-                                                         kInputPattern, e.counter());
+                                                         expected, e.counter());
       };
-      c.verify = [launch = c.launch](environment& e) {
-        return verify_checking_read(e, e.in(), kInputPattern, launch);
+      c.launch = [launch](environment& e) { launch(e, kInputPattern); };
+      c.verify = [launch, n](environment& e) {
+        return verify_checking_read(e, e.in(), kInputPattern, n, launch);
       };
       c.bytes_read = bytes;
       c.model = load_model;

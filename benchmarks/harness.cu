@@ -1,14 +1,29 @@
 #include "benchmarks/harness.cuh"
 
-#include <atomic>
 #include <exception>
+#include <mutex>
+#include <set>
 
 #include "gmb/sizing.hpp"
 
 namespace gmb {
 
 namespace {
-std::atomic<int> g_failed{0};
+
+/// Names, not calls: Google Benchmark calls a benchmark once per repetition and while sizing.
+std::set<std::string>& failed_names() {
+  static std::set<std::string> names;
+  return names;
+}
+std::mutex g_failed_mutex;
+
+void record_failure(benchmark::State& state, const std::string& name, const std::string& why) {
+  {
+    const std::lock_guard<std::mutex> lock(g_failed_mutex);
+    failed_names().insert(name);
+  }
+  state.SkipWithError(why.c_str());
+}
 
 device_info select_device(int device) {
   GMB_CUDA_CHECK(cudaSetDevice(device));
@@ -16,8 +31,11 @@ device_info select_device(int device) {
 }
 }  // namespace
 
-environment::environment(int device, std::size_t array_bytes)
+environment::environment(int device, std::size_t array_bytes, int launches_per_iteration)
     : device_(select_device(device)),
+      launches_per_iteration_(launches_per_iteration > 0
+                                  ? launches_per_iteration
+                                  : gmb::launches_per_iteration(array_bytes, device_.l2_bytes)),
       in_(array_bytes),
       out_(array_bytes),
       flush_(device_.l2_bytes) {
@@ -31,7 +49,7 @@ environment::~environment() {
 }
 
 std::size_t environment::required_bytes(const device_info& device, std::size_t array_bytes) {
-  return 2 * array_bytes + round_up(2 * device.l2_bytes, kMiB);
+  return 2 * array_bytes + l2_flush::bytes_for(device.l2_bytes);
 }
 
 void environment::reset_counter() {
@@ -57,29 +75,31 @@ std::string run_untimed(environment& env, const bench_case& c, int launches) {
   return c.verify(env);
 }
 
+/// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
+/// timed together; the reported iteration time is per launch.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
+  const int launches = env.launches_per_iteration();
   try {
     c.prepare(env);
-    c.launch(env);  // warm-up: module load, first-touch, clocks
+    c.launch(env);  // warm-up: module load, first touch, clocks
     GMB_CUDA_CHECK(cudaGetLastError());
+    c.prepare(env);  // poison again: verification must see the timed launches' writes
     for (auto _ : state) {
       if (c.cold_l2) env.flush().flush(env.stream());
       env.timer().start(env.stream());
-      c.launch(env);
+      for (int i = 0; i < launches; ++i) c.launch(env);
       env.timer().stop(env.stream());
-      state.SetIterationTime(env.timer().seconds());
+      state.SetIterationTime(env.timer().seconds() / launches);
     }
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
     const std::string error = c.verify(env);
     if (!error.empty()) {
-      ++g_failed;
-      state.SkipWithError(("wrong result: " + error).c_str());
+      record_failure(state, c.name, "wrong result: " + error);
       return;
     }
   } catch (const std::exception& e) {
-    ++g_failed;
-    state.SkipWithError(e.what());
+    record_failure(state, c.name, e.what());
     return;
   }
 
@@ -104,26 +124,33 @@ void register_case(environment& env, bench_case c, const registration_options& o
   if (options.min_time_seconds) b->MinTime(*options.min_time_seconds);
 }
 
-int failed_benchmarks() { return g_failed.load(); }
+int failed_benchmarks() {
+  const std::lock_guard<std::mutex> lock(g_failed_mutex);
+  return static_cast<int>(failed_names().size());
+}
 
 std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
-                                 const std::function<void(environment&)>& launch) {
+                                 std::size_t elements, const checking_read_launch& launch) {
   const unsigned long long seen = env.read_counter();
   if (seen != 0) {
-    return std::to_string(seen) + " thread(s) read a wrong word during the timed launches";
+    return std::to_string(seen) + " element(s) read wrong during the timed launches";
   }
-  const std::size_t words = input.words();
-  const std::size_t planted[] = {0, words - 1, std::mt19937_64(words)() % words};
-  for (std::size_t w : planted) {
-    env.reset_counter();
-    input.write_word(w, ~gen(w));
-    launch(env);
-    const unsigned long long found = env.read_counter();
-    input.write_word(w, gen(w));
-    if (found != 1) {
-      return "a wrong word planted at word " + std::to_string(w) + " was seen by " +
-             std::to_string(found) + " thread(s), expected exactly 1 (not every word is read)";
-    }
+  env.reset_counter();
+  launch(env, word_pattern{gen.seed ^ 0x40000000u});  // every word now differs from expected
+  const unsigned long long all = env.read_counter();
+  if (all != elements) {
+    return "expecting another pattern, " + std::to_string(all) + " of " +
+           std::to_string(elements) + " elements were reported (elements skipped or read twice)";
+  }
+  const std::size_t w = std::mt19937_64(elements)() % input.words();
+  env.reset_counter();
+  input.write_word(w, ~gen(w), env.stream());
+  launch(env, gen);
+  const unsigned long long found = env.read_counter();
+  input.write_word(w, gen(w), env.stream());
+  if (found != 1) {
+    return "a wrong word planted at word " + std::to_string(w) + " was reported in " +
+           std::to_string(found) + " elements, expected exactly 1";
   }
   return "";
 }

@@ -31,7 +31,8 @@ inline constexpr word_pattern kWritePattern{0x2468ACE0u};
 /// outputs, each `array_bytes`), the L2 flush, a timer and a device counter for checking reads.
 class environment {
  public:
-  environment(int device, std::size_t array_bytes);
+  /// `launches_per_iteration` 0: chosen from the array and L2 sizes.
+  environment(int device, std::size_t array_bytes, int launches_per_iteration = 0);
   ~environment();
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
@@ -40,6 +41,8 @@ class environment {
   static std::size_t required_bytes(const device_info& device, std::size_t array_bytes);
 
   const device_info& device() const { return device_; }
+  /// Launches timed back to back per benchmark iteration (sizing.hpp says why).
+  int launches_per_iteration() const { return launches_per_iteration_; }
   cudaStream_t stream() const { return stream_; }
   std::size_t array_bytes() const { return in_.bytes(); }
   device_buffer& in() { return in_; }
@@ -54,6 +57,7 @@ class environment {
 
  private:
   device_info device_;
+  int launches_per_iteration_ = 1;
   cudaStream_t stream_ = nullptr;
   device_buffer in_;
   device_buffer out_;
@@ -86,8 +90,12 @@ struct registration_options {
 };
 void register_case(environment& env, bench_case c, const registration_options& options);
 
-/// Benchmarks whose verification failed or that hit a CUDA error (main's exit status).
+/// Number of benchmarks whose verification failed or that hit a CUDA error (main's exit status).
 int failed_benchmarks();
+
+/// What memset writes in ref/memset, as bytes and as words.
+inline constexpr unsigned char kMemsetByte = 0x5A;
+inline constexpr word_constant kMemsetWords{0x5A5A5A5Au};
 
 /// Checks every word of `buffer` against `gen` on the device, then spot-checks sampled ranges
 /// on the host against the same generator. Returns "" or a message naming the first bad word.
@@ -102,7 +110,7 @@ std::string verify_words(environment& env, const device_buffer& buffer, const Ge
   };
   const mismatch_report report = buffer.check(gen, env.stream());
   if (report.count != 0) {
-    const std::uint32_t got = buffer.copy_words_to_host(report.first, 1)[0];
+    const std::uint32_t got = buffer.copy_words_to_host(report.first, 1, env.stream())[0];
     return describe(report.first, got) + " (" + std::to_string(report.count) + " of " +
            std::to_string(buffer.words()) + " words wrong)";
   }
@@ -112,7 +120,7 @@ std::string verify_words(environment& env, const device_buffer& buffer, const Ge
     const std::size_t first = r == 0   ? 0
                               : r == 1 ? buffer.words() - kRange
                                        : rng() % (buffer.words() - kRange + 1);
-    const std::vector<std::uint32_t> host = buffer.copy_words_to_host(first, kRange);
+    const std::vector<std::uint32_t> host = buffer.copy_words_to_host(first, kRange, env.stream());
     for (std::size_t i = 0; i < kRange; ++i) {
       if (host[i] != gen(first + i)) return describe(first + i, host[i]) + " (host check)";
     }
@@ -120,10 +128,13 @@ std::string verify_words(environment& env, const device_buffer& buffer, const Ge
   return "";
 }
 
-/// Verifies a kernel that checks what it reads (counting threads that saw a wrong word):
-/// nothing wrong was seen during the run, and a wrong word planted at the first, the last and
-/// a random position of `input` is found exactly once each, so every word was really read.
+/// Launches a checking read that expects `expected` in its input and counts wrong elements.
+using checking_read_launch = std::function<void(environment&, word_pattern expected)>;
+
+/// Verifies a kernel that checks what it reads: no wrong element was seen during the run;
+/// told to expect another pattern it reports exactly all `elements` (each read, none twice);
+/// and one wrong word planted at a random position is reported as exactly one element.
 std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
-                                 const std::function<void(environment&)>& launch);
+                                 std::size_t elements, const checking_read_launch& launch);
 
 }  // namespace gmb

@@ -18,8 +18,8 @@
 namespace {
 
 // The architectures nvcc compiled this binary for ("900", or "800,900"), for error messages.
-#define GMB_STRINGIFY_IMPL(x) #x
-#define GMB_STRINGIFY(x) GMB_STRINGIFY_IMPL(x)
+#define GMB_STRINGIFY_IMPL(...) #__VA_ARGS__
+#define GMB_STRINGIFY(...) GMB_STRINGIFY_IMPL(__VA_ARGS__)
 #ifdef __CUDA_ARCH_LIST__
 constexpr const char* kBuiltArchitectures = GMB_STRINGIFY(__CUDA_ARCH_LIST__);
 #else
@@ -35,30 +35,35 @@ struct fatal_error {
 struct options {
   int device = 0;
   std::optional<std::size_t> array_bytes;
+  int launches = 0;  // 0: chosen from the sizes
   bool info = false;
   bool user_min_time = false;
 };
 
 void print_usage() {
   std::printf(
-      "gmembench [--device=N] [--gmb_bytes=SIZE] [--gmb_info] [--benchmark_* flags]\n"
-      "  --device=N        GPU to run on (default 0)\n"
-      "  --gmb_bytes=SIZE  bytes per array, e.g. 512M or 2G (default 8x the GPU's L2,\n"
-      "                    rounded up to whole MiB)\n"
-      "  --gmb_info        print the GPU's description as JSON and exit\n"
+      "gmembench [--device=N] [--gmb_bytes=SIZE] [--gmb_launches=N] [--gmb_info]\n"
+      "          [--benchmark_* flags]\n"
+      "  --device=N          GPU to run on (default 0)\n"
+      "  --gmb_bytes=SIZE    bytes per array, e.g. 512M or 2G, at most 8G (default 8x the\n"
+      "                      GPU's L2, rounded up to whole MiB)\n"
+      "  --gmb_launches=N    launches timed back to back per iteration, after one L2 flush\n"
+      "                      (default 16 when arrays are >= 8x L2, else 1)\n"
+      "  --gmb_info          print the GPU's description as JSON and exit\n"
       "Google Benchmark's flags follow.\n\n");
 }
 
-int parse_device(const std::string& text) {
+/// A whole number >= `min` or a fatal error that names the flag.
+int parse_count(const std::string& flag, const std::string& text, int min, const char* what) {
   std::size_t used = 0;
-  int value = -1;
+  int value = min - 1;
   try {
     value = std::stoi(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || value < 0) {
-    throw fatal_error{"--device: '" + text + "' is not a GPU index"};
+  if (used != text.size() || value < min) {
+    throw fatal_error{flag + ": '" + text + "' is not " + what};
   }
   return value;
 }
@@ -79,7 +84,9 @@ options parse_own_flags(int* argc, char** argv) {
       return std::nullopt;
     };
     if (auto v = value_of("--device")) {
-      opt.device = parse_device(*v);
+      opt.device = parse_count("--device", *v, 0, "a GPU index");
+    } else if (auto l = value_of("--gmb_launches")) {
+      opt.launches = parse_count("--gmb_launches", *l, 1, "a number of launches (1 or more)");
     } else if (auto b = value_of("--gmb_bytes")) {
       try {
         opt.array_bytes = gmb::array_bytes_from_flag(*b);
@@ -143,10 +150,12 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
 }
 
 std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
-                                                             std::size_t array_bytes) {
+                                                             std::size_t array_bytes,
+                                                             int launches) {
   auto entries = gmb::context_entries(device);
   entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
   entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
+  entries.emplace_back("gmb_launches_per_iteration", std::to_string(launches));
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("git_sha", GMB_GIT_SHA);
   return entries;
@@ -160,16 +169,18 @@ int run(int argc, char** argv) {
   const gmb::device_info device = open_device(opt.device);
   const std::size_t array_bytes =
       opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
+  const int launches =
+      opt.launches > 0 ? opt.launches : gmb::launches_per_iteration(array_bytes, device.l2_bytes);
   if (opt.info) {
     nlohmann::json info;
-    for (const auto& [key, value] : run_context(device, array_bytes)) info[key] = value;
+    for (const auto& [key, value] : run_context(device, array_bytes, launches)) info[key] = value;
     std::cout << info.dump(2) << std::endl;
     return 0;
   }
   check_free_memory(device, array_bytes);
 
-  gmb::environment env(opt.device, array_bytes);
-  for (const auto& [key, value] : run_context(device, array_bytes)) {
+  gmb::environment env(opt.device, array_bytes, launches);
+  for (const auto& [key, value] : run_context(device, array_bytes, launches)) {
     benchmark::AddCustomContext(key, value);
   }
   gmb::registration_options registration;

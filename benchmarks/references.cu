@@ -6,11 +6,6 @@
 
 namespace gmb {
 
-namespace {
-constexpr unsigned char kMemsetByte = 0x5A;
-constexpr word_constant kMemsetWords{0x5A5A5A5Au};
-}  // namespace
-
 std::vector<bench_case> reference_cases(environment& env) {
   const double bytes = static_cast<double>(env.array_bytes());
   bench_case memcpy_case;

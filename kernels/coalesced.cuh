@@ -14,24 +14,25 @@ namespace gmb {
 
 inline constexpr unsigned kCoalescedBlock = 256;
 
-/// Reads every element and compares it with the input's pattern; the comparison keeps the
-/// loads alive without a reduction and doubles as verification: a thread that saw a wrong word
-/// counts itself in `bad_threads`. All Ilp loads are issued before the first use.
+/// Reads every element and compares it with the expected pattern; the comparison keeps the
+/// loads alive without a reduction and doubles as verification: elements with a wrong word are
+/// counted in `bad_elements` (one atomic per thread that found any). All Ilp loads are issued
+/// before the first use.
 template <class T, unsigned Ilp, cache_op Load>
 __global__ void __launch_bounds__(kCoalescedBlock)
     coalesced_read(const T* in, std::size_t tiles, word_pattern expected,
-                   unsigned long long* bad_threads) {
+                   unsigned long long* bad_elements) {
   const coalesced_map<kCoalescedBlock, Ilp> map;
-  std::uint32_t diff = 0;
+  unsigned bad = 0;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
     T v[Ilp];
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
 #pragma unroll
-    for (unsigned j = 0; j < Ilp; ++j) diff |= element_mismatch(v[j], expected, map(thread, j));
+    for (unsigned j = 0; j < Ilp; ++j) bad += element_mismatch(v[j], expected, map(thread, j)) != 0;
   }
-  if (diff != 0) atomicAdd(bad_threads, 1ull);
+  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
 }
 
 /// Writes the output pattern to every element.

@@ -42,7 +42,7 @@ __global__ void fill_words_kernel(uint4* out, std::size_t vectors, Gen gen) {
 }
 
 /// Reads every word (16 B at a time) and counts those the generator disagrees with; one atomic
-/// per warp that found any, so a fully wrong buffer still checks quickly.
+/// per thread-vector that found any (checking is untimed, so simplicity wins over speed).
 template <class Gen>
 __global__ void count_mismatches_kernel(const uint4* in, std::size_t vectors, Gen gen,
                                         mismatch_report* report) {
@@ -135,16 +135,21 @@ class device_buffer {
     return result;
   }
 
-  std::vector<std::uint32_t> copy_words_to_host(std::size_t first_word, std::size_t count) const {
+  /// Copies words to the host in `stream` order (after the work queued before it); synchronizes.
+  std::vector<std::uint32_t> copy_words_to_host(std::size_t first_word, std::size_t count,
+                                                cudaStream_t stream) const {
     std::vector<std::uint32_t> host(count);
-    GMB_CUDA_CHECK(cudaMemcpy(host.data(), data<std::uint32_t>() + first_word,
-                              count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    GMB_CUDA_CHECK(cudaMemcpyAsync(host.data(), data<std::uint32_t>() + first_word,
+                                   count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
     return host;
   }
 
-  void write_word(std::size_t index, std::uint32_t value) {
-    GMB_CUDA_CHECK(cudaMemcpy(data<std::uint32_t>() + index, &value, sizeof(value),
-                              cudaMemcpyHostToDevice));
+  /// Overwrites one word in `stream` order; synchronizes (the value lives on the host stack).
+  void write_word(std::size_t index, std::uint32_t value, cudaStream_t stream) {
+    GMB_CUDA_CHECK(cudaMemcpyAsync(data<std::uint32_t>() + index, &value, sizeof(value),
+                                   cudaMemcpyHostToDevice, stream));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
  private:

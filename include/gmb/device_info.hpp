@@ -20,7 +20,7 @@ struct device_info {
   int cc_minor = 0;
   int sms = 0;
   std::size_t l2_bytes = 0;
-  int sm_clock_khz = 0;   // the SM's maximum clock
+  int max_sm_clock_khz = 0;  // the SM's maximum clock (not the clock during a run)
   int mem_clock_khz = 0;  // memory clock (cudaDevAttrMemoryClockRate)
   int bus_bits = 0;
   bool ecc = false;
@@ -74,7 +74,7 @@ inline std::vector<std::pair<std::string, std::string>> context_entries(const de
       {"gpu_l2_bytes", std::to_string(d.l2_bytes)},
       {"gpu_peak_gbs", format_gbs(d.peak_bytes_per_second())},
       {"gpu_mem_clock_khz", std::to_string(d.mem_clock_khz)},
-      {"gpu_sm_clock_khz", std::to_string(d.sm_clock_khz)},
+      {"gpu_max_sm_clock_khz", std::to_string(d.max_sm_clock_khz)},
       {"gpu_bus_bits", std::to_string(d.bus_bits)},
       {"gpu_mem_bytes", std::to_string(d.total_mem_bytes)},
       {"ecc", d.ecc ? "on" : "off"},
@@ -99,7 +99,7 @@ inline device_info query_device(int ordinal) {
   d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
   d.sms = attr(cudaDevAttrMultiProcessorCount);
   d.l2_bytes = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize));
-  d.sm_clock_khz = attr(cudaDevAttrClockRate);
+  d.max_sm_clock_khz = attr(cudaDevAttrClockRate);
   d.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
   d.bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
   d.ecc = attr(cudaDevAttrEccEnabled) != 0;

@@ -15,8 +15,7 @@ namespace gmb {
 class l2_flush {
  public:
   /// `l2_bytes` from the device; the buffer is rounded up to whole MiB.
-  explicit l2_flush(std::size_t l2_bytes)
-      : buffer_(round_up(2 * l2_bytes, kMiB)) {
+  explicit l2_flush(std::size_t l2_bytes) : buffer_(bytes_for(l2_bytes)) {
     GMB_CUDA_CHECK(cudaMalloc(&report_, sizeof(mismatch_report)));
     buffer_.fill(kContent, nullptr);
     GMB_CUDA_CHECK(cudaDeviceSynchronize());
@@ -33,6 +32,7 @@ class l2_flush {
   void flush(cudaStream_t stream) { buffer_.launch_check(kContent, report_, stream); }
 
   std::size_t bytes() const { return buffer_.bytes(); }
+  static std::size_t bytes_for(std::size_t l2_bytes) { return round_up(2 * l2_bytes, kMiB); }
 
  private:
   static constexpr word_pattern kContent{0x0F1E2D3Cu};

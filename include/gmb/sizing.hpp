@@ -12,6 +12,10 @@ namespace gmb {
 inline constexpr std::size_t kMiB = std::size_t(1) << 20;
 inline constexpr std::size_t kArrayGranule = kMiB;
 inline constexpr std::size_t kL2Multiple = 8;
+/// Word patterns (words.cuh) are unique below 2^31 words: larger arrays could hide errors.
+inline constexpr std::size_t kMaxArrayBytes = std::size_t(8) << 30;
+/// Launches timed back to back per iteration on DRAM-sized arrays (see the harness).
+inline constexpr int kDramLaunchesPerIteration = 16;
 
 inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
@@ -49,7 +53,21 @@ inline std::size_t parse_bytes(const std::string& text) {
 
 /// A user's array size, rounded up to the granule every kernel needs.
 inline std::size_t array_bytes_from_flag(const std::string& text) {
-  return round_up(parse_bytes(text), kArrayGranule);
+  const std::size_t bytes = round_up(parse_bytes(text), kArrayGranule);
+  if (bytes > kMaxArrayBytes) {
+    throw std::invalid_argument("'" + text + "' is more than the 8G per array that verification " +
+                                "can check word by word");
+  }
+  return bytes;
+}
+
+/// Timed launches per iteration. On arrays of at least 8x the L2 a launch streams from DRAM
+/// even right after the previous one, and the dirty lines that one launch leaves in the L2 are
+/// written back inside the next, so 16 back-to-back launches after one flush charge writes in
+/// full but for at most one L2 (<= 1/128 of the bytes). Smaller arrays would be L2-hot after
+/// the first launch: there every launch gets its own flush.
+inline int launches_per_iteration(std::size_t array_bytes, std::size_t l2_bytes) {
+  return array_bytes >= kL2Multiple * l2_bytes ? kDramLaunchesPerIteration : 1;
 }
 
 }  // namespace gmb

@@ -59,6 +59,24 @@ TEST(BinaryWithoutGpu, SaysNoCudaDevice) {
   expect_one_line_error("--gmb_info", "no CUDA device found");
 }
 
+TEST(BinaryOnGpu, WorkingSetLargerThanFreeMemoryIsRefused) {
+  GMB_REQUIRE_GPU();
+  // Leave the binary less than 1 GiB of free memory, then ask it for two 1-GiB arrays.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  void* hog = nullptr;
+  const std::size_t leave = std::size_t(768) << 20;
+  ASSERT_GT(free_bytes, leave);
+  ASSERT_EQ(cudaMalloc(&hog, free_bytes - leave), cudaSuccess);
+  expect_one_line_error("--gmb_bytes=1G", "the working set needs");
+  cudaFree(hog);
+}
+
+TEST(BinaryOnGpu, DeviceOutOfRangeIsRefused) {
+  GMB_REQUIRE_GPU();
+  expect_one_line_error("--device=999", "--device=999: this machine has");
+}
+
 const char* binary_of(const std::string& flavor) {
   return flavor == "ca" ? GMB_BINARY_CA : flavor == "cg" ? GMB_BINARY_CG : GMB_BINARY_DEFAULT;
 }
@@ -105,7 +123,10 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
 /// name contains all of `parts`. Tokens, not strings: modifier order varies (DESIGN.md).
 std::vector<std::set<std::string>> sass_loads(const std::string& binary,
                                               const std::vector<std::string>& parts) {
-  const result dump = run("cuobjdump -sass " + binary);
+  // cuobjdump runs nvdisasm, which sits beside it (in the toolkit or in PyPI's packages).
+  const std::string tool = GMB_CUOBJDUMP;
+  const std::string dir = tool.substr(0, tool.find_last_of('/'));
+  const result dump = run("PATH='" + dir + "':\"$PATH\" '" + tool + "' -sass " + binary);
   EXPECT_EQ(dump.exit_code, 0) << dump.output.substr(0, 500);
   std::vector<std::set<std::string>> loads;
   const std::regex function_line(R"(Function : (\S+))");
@@ -130,7 +151,7 @@ std::vector<std::set<std::string>> sass_loads(const std::string& binary,
 /// The plain loads of the coalesced read and copy kernels are what the flavors change:
 /// LDG.E (default), LDG.E.STRONG.SM (-dlcm=ca), LDG.E.STRONG.GPU (-dlcm=cg); never .CONSTANT.
 TEST_P(FlavorSmoke, PlainLoadsCarryTheFlavorsCacheQualifier) {
-  if (run("command -v cuobjdump").exit_code != 0) GTEST_SKIP() << "cuobjdump not on PATH";
+  if (std::string(GMB_CUOBJDUMP).empty()) GTEST_SKIP() << "no cuobjdump (scripts/setup --test)";
   const std::string flavor = GetParam();
   for (const char* kernel : {"coalesced_read", "coalesced_copy"}) {
     const auto loads = sass_loads(binary_of(flavor), {kernel});

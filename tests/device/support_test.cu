@@ -29,10 +29,10 @@ TEST(DeviceBuffer, FillThenCheckAndPoison) {
   const word_pattern gen{0x00C0FFEEu};
   buf.fill(gen, nullptr);
   EXPECT_EQ(buf.check(gen, nullptr).count, 0u);
-  const auto host = buf.copy_words_to_host(1000, 4);
+  const auto host = buf.copy_words_to_host(1000, 4, nullptr);
   for (std::size_t i = 0; i < host.size(); ++i) EXPECT_EQ(host[i], gen(1000 + i));
 
-  buf.write_word(77, 0u);
+  buf.write_word(77, 0u, nullptr);
   const mismatch_report one = buf.check(gen, nullptr);
   EXPECT_EQ(one.count, 1u);
   EXPECT_EQ(one.first, 77u);

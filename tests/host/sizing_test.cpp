@@ -32,6 +32,14 @@ TEST(Sizing, FlagValuesRoundUpToTheGranule) {
   EXPECT_EQ(array_bytes_from_flag("1000"), kArrayGranule);
   EXPECT_EQ(array_bytes_from_flag("8M"), 8 * kMiB);
   EXPECT_EQ(array_bytes_from_flag("8193K"), 9 * kMiB);
+  EXPECT_EQ(array_bytes_from_flag("8G"), kMaxArrayBytes);
+  EXPECT_THROW(array_bytes_from_flag("8193M"), std::invalid_argument);
+}
+
+TEST(Sizing, BackToBackLaunchesOnlyWhereTheArraysStreamFromDram) {
+  EXPECT_EQ(launches_per_iteration(400 * kMiB, 50 * kMiB), kDramLaunchesPerIteration);
+  EXPECT_EQ(launches_per_iteration(400 * kMiB - 1, 50 * kMiB), 1);
+  EXPECT_EQ(launches_per_iteration(8 * kMiB, 50 * kMiB), 1);
 }
 
 }  // namespace
