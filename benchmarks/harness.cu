@@ -76,7 +76,7 @@ std::string run_untimed(environment& env, const bench_case& c, int launches) {
 }
 
 /// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
-/// timed together; the reported iteration time is per launch.
+/// timed together: the iteration time covers all of them, and so do the bytes.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
   const int launches = env.launches_per_iteration();
   try {
@@ -89,7 +89,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
       env.timer().start(env.stream());
       for (int i = 0; i < launches; ++i) c.launch(env);
       env.timer().stop(env.stream());
-      state.SetIterationTime(env.timer().seconds() / launches);
+      state.SetIterationTime(env.timer().seconds());
     }
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
@@ -103,7 +103,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     return;
   }
 
-  const double bytes = c.bytes_read + c.bytes_written;
+  const double bytes = (c.bytes_read + c.bytes_written) * launches;
   const double iterations = static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
   state.counters["pct_peak"] = benchmark::Counter(

@@ -45,7 +45,7 @@ void print_usage() {
       "gmembench [--device=N] [--gmb_bytes=SIZE] [--gmb_launches=N] [--gmb_info]\n"
       "          [--benchmark_* flags]\n"
       "  --device=N          GPU to run on (default 0)\n"
-      "  --gmb_bytes=SIZE    bytes per array, e.g. 512M or 2G, at most 8G (default 8x the\n"
+      "  --gmb_bytes=SIZE    bytes per array, e.g. 512M or 2G, at most 8G (default 32x the\n"
       "                      GPU's L2, rounded up to whole MiB)\n"
       "  --gmb_launches=N    launches timed back to back per iteration, after one L2 flush\n"
       "                      (default 16 when arrays are >= 8x L2, else 1)\n"

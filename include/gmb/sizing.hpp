@@ -1,6 +1,8 @@
 #pragma once
 // Working-set sizes: DRAM benchmarks use arrays of at least 8x the L2 (so the L2 holds under an
-// eighth of what a kernel touches), in whole MiB so every kernel's tiles divide them evenly.
+// eighth of what a kernel touches), by default 32x (so each launch's fixed start-up and drain
+// cost stays small: up to +2.9% bandwidth from 8x to 32x measured on an H200), in whole MiB so every
+// kernel's tiles divide them evenly.
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +13,8 @@ namespace gmb {
 
 inline constexpr std::size_t kMiB = std::size_t(1) << 20;
 inline constexpr std::size_t kArrayGranule = kMiB;
-inline constexpr std::size_t kL2Multiple = 8;
+inline constexpr std::size_t kL2Multiple = 8;          // the least a DRAM benchmark uses
+inline constexpr std::size_t kDefaultL2Multiple = 32;
 /// Word patterns (words.cuh) are unique below 2^31 words: larger arrays could hide errors.
 inline constexpr std::size_t kMaxArrayBytes = std::size_t(8) << 30;
 /// Launches timed back to back per iteration on DRAM-sized arrays (see the harness).
@@ -19,9 +22,10 @@ inline constexpr int kDramLaunchesPerIteration = 16;
 
 inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
-/// Bytes per array for DRAM benchmarks on a device with this L2.
+/// Bytes per array for DRAM benchmarks on a device with this L2 (at most kMaxArrayBytes).
 inline std::size_t default_array_bytes(std::size_t l2_bytes) {
-  return round_up(kL2Multiple * l2_bytes, kArrayGranule);
+  const std::size_t bytes = round_up(kDefaultL2Multiple * l2_bytes, kArrayGranule);
+  return bytes < kMaxArrayBytes ? bytes : kMaxArrayBytes;
 }
 
 /// Parses "400M", "1G", "64MiB", "8388608": K/M/G/T (also KiB..., powers of 1024), case-free.

@@ -6,11 +6,12 @@
 namespace gmb {
 namespace {
 
-TEST(Sizing, DefaultIsEightTimesL2InWholeMiB) {
-  EXPECT_EQ(default_array_bytes(50 * kMiB), 400 * kMiB);
-  EXPECT_EQ(default_array_bytes(60 * kMiB), 480 * kMiB);
-  EXPECT_EQ(default_array_bytes(40 * kMiB + 1), 321 * kMiB);
-  EXPECT_GE(default_array_bytes(123456789), 8 * 123456789ull);
+TEST(Sizing, DefaultIsThirtyTwoTimesL2InWholeMiB) {
+  EXPECT_EQ(default_array_bytes(50 * kMiB), 1600 * kMiB);
+  EXPECT_EQ(default_array_bytes(60 * kMiB), 1920 * kMiB);
+  EXPECT_EQ(default_array_bytes(40 * kMiB + 1), 1281 * kMiB);
+  EXPECT_GE(default_array_bytes(12345678), 32 * 12345678ull);
+  EXPECT_EQ(default_array_bytes(1024 * kMiB), kMaxArrayBytes);
 }
 
 TEST(Sizing, ParsesUnits) {
