@@ -1,8 +1,8 @@
 #pragma once
 // Working-set sizes: DRAM benchmarks use arrays of at least 8x the L2 (so the L2 holds under an
 // eighth of what a kernel touches), by default 32x (so each launch's fixed start-up and drain
-// cost stays small: up to +2.9% bandwidth from 8x to 32x measured on an H200), in whole MiB so every
-// kernel's tiles divide them evenly.
+// cost stays small: up to +2.9% bandwidth from 8x to 32x, measured on an H200), in whole MiB
+// so every kernel's tiles divide them evenly.
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
