@@ -1,9 +1,12 @@
 // Registration of the coalesced baselines (kernels/coalesced.cuh): read, write, copy of
 // f32, f64, f32x2, f32x4 with 1, 2, 4, 8 elements per thread, on a full grid (one thread per
 // Ilp elements) and on a persistent grid (the resident blocks striding over the tiles).
-// Names: read/f32x4/ilp:4/grid:persistent.
+// Names: read/f32x4/ilp:4/grid:persistent. The vector family reuses the copy: the same bytes
+// in 1-, 2-, 4-, 8- and 16-byte words, 1 to 8 per thread (vector/w16/ilp:4).
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "benchmarks/families.hpp"
 #include "gmb/element_types.cuh"
@@ -30,15 +33,47 @@ unsigned grid_size(const environment& env, Kernel kernel, std::size_t tiles, gri
   return static_cast<unsigned>(blocks);
 }
 
+/// Elements of T in an array, checked to be a whole number of Ilp-element tiles.
 template <class T, unsigned Ilp>
-void add_cases(environment& env, std::vector<bench_case>& cases) {
+std::size_t tiles_of(const environment& env) {
   constexpr std::size_t kTileElements = std::size_t(kCoalescedBlock) * Ilp;
   const std::size_t n = env.array_bytes() / sizeof(T);
   if (n % kTileElements != 0) {
     throw std::invalid_argument("coalesced: array size is not a whole number of tiles");
   }
-  const std::size_t tiles = n / kTileElements;
-  const double bytes = static_cast<double>(n) * sizeof(T);
+  return n / kTileElements;
+}
+
+/// in -> out with Ilp elements of T per thread; the output's words must equal the input's.
+template <class T, unsigned Ilp>
+bench_case copy_case(environment& env, std::string name, grid_kind g) {
+  const std::size_t tiles = tiles_of<T, Ilp>(env);
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  const std::size_t threads = tiles * kCoalescedBlock;
+  auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+  const unsigned grid = grid_size(env, kernel, tiles, g);
+  bench_case c;
+  c.name = std::move(name);
+  c.prepare = [](environment& e) {
+    e.in().fill(kInputPattern, e.stream());
+    e.out().poison(e.stream());
+  };
+  c.launch = [=](environment& e) {
+    kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), e.out().data<T>(),
+                                                     tiles);
+  };
+  c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
+  c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
+  c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
+            predict_traffic(map, threads, sizeof(T), access_kind::kStore);
+  return c;
+}
+
+template <class T, unsigned Ilp>
+void add_cases(environment& env, std::vector<bench_case>& cases) {
+  const std::size_t tiles = tiles_of<T, Ilp>(env);
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  const double bytes = static_cast<double>(env.array_bytes());
   const coalesced_map<kCoalescedBlock, Ilp> map;
   const std::size_t threads = tiles * kCoalescedBlock;
   const auto load_model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad);
@@ -82,25 +117,7 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
       c.model = store_model;
       cases.push_back(std::move(c));
     }
-    {
-      auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
-      const unsigned grid = grid_size(env, kernel, tiles, g);
-      bench_case c;
-      c.name = bench_name("copy", type, params);
-      c.prepare = [](environment& e) {
-        e.in().fill(kInputPattern, e.stream());
-        e.out().poison(e.stream());
-      };
-      c.launch = [=](environment& e) {
-        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(),
-                                                         e.out().data<T>(), tiles);
-      };
-      c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
-      c.bytes_read = bytes;
-      c.bytes_written = bytes;
-      c.model = load_model + store_model;
-      cases.push_back(std::move(c));
-    }
+    cases.push_back(copy_case<T, Ilp>(env, bench_name("copy", type, params), g));
   }
 }
 
@@ -112,9 +129,35 @@ void add_type(environment& env, std::vector<bench_case>& cases) {
   add_cases<T, 8>(env, cases);
 }
 
+/// The vector family: the same bytes copied in words of sizeof(T) bytes, Ilp words per thread.
+template <class T, unsigned Ilp>
+void add_vector_case(environment& env, std::vector<bench_case>& cases) {
+  const std::string variant = "w" + std::to_string(sizeof(T));
+  cases.push_back(
+      copy_case<T, Ilp>(env, bench_name("vector", variant, {{"ilp", Ilp}}), grid_kind::kFull));
+}
+
+template <class T>
+void add_word(environment& env, std::vector<bench_case>& cases) {
+  add_vector_case<T, 1>(env, cases);
+  add_vector_case<T, 2>(env, cases);
+  add_vector_case<T, 4>(env, cases);
+  add_vector_case<T, 8>(env, cases);
+}
+
 }  // namespace
 
-std::vector<bench_case> coalesced_cases(environment& env) {
+std::vector<bench_case> vector_cases(environment& env, sweep) {
+  std::vector<bench_case> cases;
+  add_word<std::uint8_t>(env, cases);
+  add_word<std::uint16_t>(env, cases);
+  add_word<float>(env, cases);
+  add_word<float2>(env, cases);
+  add_word<float4>(env, cases);
+  return cases;
+}
+
+std::vector<bench_case> coalesced_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   add_type<float>(env, cases);
   add_type<double>(env, cases);

@@ -6,14 +6,18 @@
 
 namespace gmb {
 
-std::vector<bench_case> coalesced_cases(environment& env);
-std::vector<bench_case> reference_cases(environment& env);
+std::vector<bench_case> reference_cases(environment& env, sweep s);
+std::vector<bench_case> coalesced_cases(environment& env, sweep s);
+std::vector<bench_case> vector_cases(environment& env, sweep s);
+std::vector<bench_case> offset_cases(environment& env, sweep s);
+std::vector<bench_case> stride_cases(environment& env, sweep s);
 
 /// All families, in the order they are registered.
-inline std::vector<bench_case> all_cases(environment& env) {
+inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
-  for (auto family : {reference_cases, coalesced_cases}) {
-    for (auto& c : family(env)) cases.push_back(std::move(c));
+  for (auto family :
+       {reference_cases, coalesced_cases, vector_cases, offset_cases, stride_cases}) {
+    for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;
 }

@@ -64,7 +64,23 @@ unsigned long long environment::read_counter() {
   return value;
 }
 
+/// Calls the case's release when the run ends, however it ends.
+class release_guard {
+ public:
+  release_guard(environment& env, const bench_case& c) : env_(env), c_(c) {}
+  ~release_guard() {
+    if (c_.release) c_.release(env_);
+  }
+  release_guard(const release_guard&) = delete;
+  release_guard& operator=(const release_guard&) = delete;
+
+ private:
+  environment& env_;
+  const bench_case& c_;
+};
+
 std::string run_untimed(environment& env, const bench_case& c, int launches) {
+  const release_guard guard(env, c);
   c.prepare(env);
   for (int i = 0; i < launches; ++i) {
     if (c.cold_l2) env.flush().flush(env.stream());
@@ -78,8 +94,10 @@ std::string run_untimed(environment& env, const bench_case& c, int launches) {
 /// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
 /// timed together: the iteration time covers all of them, and so do the bytes.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
-  const int launches = env.launches_per_iteration();
+  const int launches =
+      c.launches_per_iteration > 0 ? c.launches_per_iteration : env.launches_per_iteration();
   try {
+    const release_guard guard(env, c);
     c.prepare(env);
     c.launch(env);  // warm-up: module load, first touch, clocks
     GMB_CUDA_CHECK(cudaGetLastError());

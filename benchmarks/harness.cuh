@@ -75,8 +75,13 @@ struct bench_case {
   double bytes_read = 0;                           // logical bytes per launch
   double bytes_written = 0;
   std::optional<traffic_prediction> model;
-  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed launch
+  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed iteration
+  int launches_per_iteration = 0;            // 0: the environment's choice
+  std::function<void(environment&)> release; // frees what prepare allocated (may be empty)
 };
+
+/// Which sweeps families register: the quick default suite or every point of every sweep.
+enum class sweep { kQuick, kFull };
 
 /// Runs a case the way the benchmark does (prepare, warm-up, launches, verify), untimed.
 /// The device tests use it; returns the verification message.

@@ -26,7 +26,7 @@ constexpr const char* kBuiltArchitectures = GMB_STRINGIFY(__CUDA_ARCH_LIST__);
 constexpr const char* kBuiltArchitectures = "unknown";
 #endif
 
-constexpr double kDefaultMinTimeSeconds = 0.05;
+constexpr double kDefaultMinTimeSeconds = 0.025;
 
 struct fatal_error {
   std::string message;
@@ -36,6 +36,7 @@ struct options {
   int device = 0;
   std::optional<std::size_t> array_bytes;
   int launches = 0;  // 0: chosen from the sizes
+  gmb::sweep sweep = gmb::sweep::kQuick;
   bool info = false;
   bool user_min_time = false;
 };
@@ -48,7 +49,9 @@ void print_usage() {
       "  --gmb_bytes=SIZE    bytes per array, e.g. 512M or 2G, at most 8G (default 32x the\n"
       "                      GPU's L2, rounded up to whole MiB)\n"
       "  --gmb_launches=N    launches timed back to back per iteration, after one L2 flush\n"
-      "                      (default 16 when arrays are >= 8x L2, else 1)\n"
+      "                      (default: enough for 128x the L2 when arrays are >= 8x the\n"
+      "                      L2, else 1)\n"
+      "  --gmb_sweep=quick|full  offsets and strides: the quick default points or all\n"
       "  --gmb_info          print the GPU's description as JSON and exit\n"
       "Google Benchmark's flags follow.\n\n");
 }
@@ -93,6 +96,11 @@ options parse_own_flags(int* argc, char** argv) {
       } catch (const std::invalid_argument& e) {
         throw fatal_error{std::string("--gmb_bytes: ") + e.what()};
       }
+    } else if (auto w = value_of("--gmb_sweep")) {
+      if (*w != "quick" && *w != "full") {
+        throw fatal_error{"--gmb_sweep: '" + *w + "' is not quick or full"};
+      }
+      opt.sweep = *w == "full" ? gmb::sweep::kFull : gmb::sweep::kQuick;
     } else if (arg == "--gmb_info") {
       opt.info = true;
     } else if (arg.rfind("--gmb_", 0) == 0) {
@@ -151,11 +159,12 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
 
 std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
                                                              std::size_t array_bytes,
-                                                             int launches) {
+                                                             int launches, gmb::sweep sweep) {
   auto entries = gmb::context_entries(device);
   entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
   entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
   entries.emplace_back("gmb_launches_per_iteration", std::to_string(launches));
+  entries.emplace_back("gmb_sweep", sweep == gmb::sweep::kFull ? "full" : "quick");
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("git_sha", GMB_GIT_SHA);
   return entries;
@@ -173,19 +182,23 @@ int run(int argc, char** argv) {
       opt.launches > 0 ? opt.launches : gmb::launches_per_iteration(array_bytes, device.l2_bytes);
   if (opt.info) {
     nlohmann::json info;
-    for (const auto& [key, value] : run_context(device, array_bytes, launches)) info[key] = value;
+    for (const auto& [key, value] : run_context(device, array_bytes, launches, opt.sweep)) {
+      info[key] = value;
+    }
     std::cout << info.dump(2) << std::endl;
     return 0;
   }
   check_free_memory(device, array_bytes);
 
   gmb::environment env(opt.device, array_bytes, launches);
-  for (const auto& [key, value] : run_context(device, array_bytes, launches)) {
+  for (const auto& [key, value] : run_context(device, array_bytes, launches, opt.sweep)) {
     benchmark::AddCustomContext(key, value);
   }
   gmb::registration_options registration;
   if (!opt.user_min_time) registration.min_time_seconds = kDefaultMinTimeSeconds;
-  for (auto& c : gmb::all_cases(env)) gmb::register_case(env, std::move(c), registration);
+  for (auto& c : gmb::all_cases(env, opt.sweep)) {
+    gmb::register_case(env, std::move(c), registration);
+  }
 
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -6,7 +6,7 @@
 
 namespace gmb {
 
-std::vector<bench_case> reference_cases(environment& env) {
+std::vector<bench_case> reference_cases(environment& env, sweep) {
   const double bytes = static_cast<double>(env.array_bytes());
   bench_case memcpy_case;
   memcpy_case.name = bench_name("ref", "memcpy_d2d");

@@ -14,6 +14,14 @@ namespace gmb {
 
 inline constexpr unsigned kCoalescedBlock = 256;
 
+/// Issues all Ilp loads of a thread before any use, so Ilp requests are in flight at once.
+template <cache_op Load, class T, unsigned Ilp, class Map>
+__device__ __forceinline__ void load_slots(const T* in, const Map& map, std::size_t thread,
+                                           T (&v)[Ilp]) {
+#pragma unroll
+  for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
+}
+
 /// Reads every element and compares it with the expected pattern; the comparison keeps the
 /// loads alive without a reduction and doubles as verification: elements with a wrong word are
 /// counted in `bad_elements` (one atomic per thread that found any). All Ilp loads are issued
@@ -27,8 +35,7 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
     T v[Ilp];
-#pragma unroll
-    for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
+    load_slots<Load>(in, map, thread, v);
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) bad += element_mismatch(v[j], expected, map(thread, j)) != 0;
   }
@@ -58,8 +65,7 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
     T v[Ilp];
-#pragma unroll
-    for (unsigned j = 0; j < Ilp; ++j) v[j] = load<Load>(in + map(thread, j));
+    load_slots<Load>(in, map, thread, v);
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) store<Store>(out + map(thread, j), v[j]);
   }

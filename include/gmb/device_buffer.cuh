@@ -68,6 +68,23 @@ __global__ void count_mismatches_kernel(const uint4* in, std::size_t vectors, Ge
 
 }  // namespace detail
 
+/// Runs `launch(report)` (which queues check kernels accumulating into `report`, device
+/// memory) on `stream` and returns the report; synchronizes the stream.
+template <class Launch>
+mismatch_report run_check(cudaStream_t stream, Launch&& launch) {
+  mismatch_report* report = nullptr;
+  GMB_CUDA_CHECK(cudaMallocAsync(&report, sizeof(mismatch_report), stream));
+  const mismatch_report init;
+  GMB_CUDA_CHECK(cudaMemcpyAsync(report, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
+  launch(report);
+  mismatch_report result;
+  GMB_CUDA_CHECK(
+      cudaMemcpyAsync(&result, report, sizeof(result), cudaMemcpyDeviceToHost, stream));
+  GMB_CUDA_CHECK(cudaFreeAsync(report, stream));
+  GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
 class device_buffer {
  public:
   device_buffer() = default;
@@ -121,18 +138,7 @@ class device_buffer {
   /// Checks every word against the generator; synchronizes the stream.
   template <class Gen>
   mismatch_report check(const Gen& gen, cudaStream_t stream) const {
-    mismatch_report* report = nullptr;
-    GMB_CUDA_CHECK(cudaMallocAsync(&report, sizeof(mismatch_report), stream));
-    const mismatch_report init;
-    GMB_CUDA_CHECK(
-        cudaMemcpyAsync(report, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
-    launch_check(gen, report, stream);
-    mismatch_report result;
-    GMB_CUDA_CHECK(
-        cudaMemcpyAsync(&result, report, sizeof(result), cudaMemcpyDeviceToHost, stream));
-    GMB_CUDA_CHECK(cudaFreeAsync(report, stream));
-    GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return result;
+    return run_check(stream, [&](mismatch_report* report) { launch_check(gen, report, stream); });
   }
 
   /// Copies words to the host in `stream` order (after the work queued before it); synchronizes.

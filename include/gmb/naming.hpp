@@ -20,10 +20,17 @@ inline void check_name_part(const std::string& part, const char* what) {
   }
 }
 
+/// `variant` may have several '/'-separated parts ("f32/read"): parts without ':' before the
+/// key:value parameters, as in stride/f32/read/s:8.
 inline std::string bench_name(const std::string& family, const std::string& variant,
                               std::initializer_list<name_param> params = {}) {
   check_name_part(family, "family");
-  check_name_part(variant, "variant");
+  for (std::size_t from = 0;;) {
+    const std::size_t slash = variant.find('/', from);
+    check_name_part(variant.substr(from, slash - from), "variant");
+    if (slash == std::string::npos) break;
+    from = slash + 1;
+  }
   std::string name = family + "/" + variant;
   for (const auto& p : params) {
     check_name_part(p.key, "key");

@@ -17,8 +17,8 @@ inline constexpr std::size_t kL2Multiple = 8;          // the least a DRAM bench
 inline constexpr std::size_t kDefaultL2Multiple = 32;
 /// Word patterns (words.cuh) are unique below 2^31 words: larger arrays could hide errors.
 inline constexpr std::size_t kMaxArrayBytes = std::size_t(8) << 30;
-/// Launches timed back to back per iteration on DRAM-sized arrays (see the harness).
-inline constexpr int kDramLaunchesPerIteration = 16;
+/// Back-to-back launches timed per iteration cover at least this many L2s of data.
+inline constexpr std::size_t kL2sPerIteration = 128;
 
 inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
@@ -67,11 +67,14 @@ inline std::size_t array_bytes_from_flag(const std::string& text) {
 
 /// Timed launches per iteration. On arrays of at least 8x the L2 a launch streams from DRAM
 /// even right after the previous one, and the dirty lines that one launch leaves in the L2 are
-/// written back inside the next, so 16 back-to-back launches after one flush charge writes in
-/// full but for at most one L2 (<= 1/128 of the bytes). Smaller arrays would be L2-hot after
-/// the first launch: there every launch gets its own flush.
+/// written back inside the next, so launches back to back after one flush charge writes in
+/// full but for at most one L2: with k launches of at least 128 L2s together, <= 1/128 of the
+/// bytes (k = 16 at 8x, 4 at the default 32x). Smaller arrays would be L2-hot after the first
+/// launch: there every launch gets its own flush.
 inline int launches_per_iteration(std::size_t array_bytes, std::size_t l2_bytes) {
-  return array_bytes >= kL2Multiple * l2_bytes ? kDramLaunchesPerIteration : 1;
+  if (array_bytes < kL2Multiple * l2_bytes) return 1;
+  const std::size_t needed = kL2sPerIteration * l2_bytes;
+  return static_cast<int>((needed + array_bytes - 1) / array_bytes);
 }
 
 }  // namespace gmb

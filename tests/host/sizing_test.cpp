@@ -38,7 +38,9 @@ TEST(Sizing, FlagValuesRoundUpToTheGranule) {
 }
 
 TEST(Sizing, BackToBackLaunchesOnlyWhereTheArraysStreamFromDram) {
-  EXPECT_EQ(launches_per_iteration(400 * kMiB, 50 * kMiB), kDramLaunchesPerIteration);
+  EXPECT_EQ(launches_per_iteration(400 * kMiB, 50 * kMiB), 16);  // 8x L2
+  EXPECT_EQ(launches_per_iteration(1600 * kMiB, 50 * kMiB), 4);  // 32x L2, the default
+  EXPECT_EQ(launches_per_iteration(1000 * kMiB, 50 * kMiB), 7);  // covers >= 128 L2s
   EXPECT_EQ(launches_per_iteration(400 * kMiB - 1, 50 * kMiB), 1);
   EXPECT_EQ(launches_per_iteration(8 * kMiB, 50 * kMiB), 1);
 }

@@ -1,0 +1,59 @@
+// Offset family (kernels/mapped.cuh): a copy whose read, write or both are shifted by `off`
+// elements from their natural alignment (CUDA guide's offsetCopy). A warp's 128-B request that
+// straddles two lines costs 5 sectors instead of 4. Bytes: read + write n*sizeof(T) each, the
+// same n for every offset. Names: offset/f32/read/off:3 (off in elements of the type; f32 up to
+// 32 elements, f32x2 and f32x4 up to 128 bytes, keeping their natural alignment).
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "benchmarks/mapped_case.cuh"
+#include "gmb/element_types.cuh"
+#include "gmb/naming.hpp"
+
+namespace gmb {
+
+namespace {
+
+constexpr std::size_t kMaxOffsetBytes = 128;
+
+std::vector<std::size_t> offsets(std::size_t element_bytes, sweep s) {
+  const std::size_t max = element_bytes == 4 ? 32 : kMaxOffsetBytes / element_bytes;
+  std::vector<std::size_t> list;
+  for (std::size_t off = 0; off <= max; ++off) {
+    const bool quick_point = off <= 2 || off == max || (off & (off - 1)) == 0 || off == max - 1;
+    if (s == sweep::kFull || quick_point) list.push_back(off);
+  }
+  return list;
+}
+
+template <class T>
+void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  // Equal work at every offset: leave room for the largest shift, in whole blocks.
+  const std::size_t threads = (n - kMaxOffsetBytes / sizeof(T)) / kMappedBlock * kMappedBlock;
+  const char* type = element_traits<T>::kName;
+  for (std::size_t off : offsets(sizeof(T), s)) {
+    const offset_map shifted{off}, aligned{0};
+    const auto param = {name_param("off", static_cast<long long>(off))};
+    cases.push_back(mapped_case<T, cache_op::kDefault>(
+        env, bench_name("offset", std::string(type) + "/read", param), threads, shifted, aligned));
+    cases.push_back(mapped_case<T, cache_op::kDefault>(
+        env, bench_name("offset", std::string(type) + "/write", param), threads, aligned,
+        shifted));
+    cases.push_back(mapped_case<T, cache_op::kDefault>(
+        env, bench_name("offset", std::string(type) + "/copy", param), threads, shifted,
+        shifted));
+  }
+}
+
+}  // namespace
+
+std::vector<bench_case> offset_cases(environment& env, sweep s) {
+  std::vector<bench_case> cases;
+  add_type<float>(env, s, cases);
+  add_type<float2>(env, s, cases);
+  add_type<float4>(env, s, cases);
+  return cases;
+}
+
+}  // namespace gmb

@@ -1,0 +1,66 @@
+// Stride family (kernels/mapped.cuh): lanes `s` elements apart, for s = 1..32 and powers of two
+// to 1024; variants read (strided read, coalesced write), write (coalesced read, strided write)
+// and both. Bytes: read + write 64 MiB each at every s (useful bytes constant), so the strided
+// span is 64 MiB * s: up to 64 GiB at s = 1024, which also measures TLB reach. Strides whose
+// buffers do not fit in the GPU's free memory are not registered. Every launch gets its own
+// L2 flush: at small s the span is about one L2. Names: stride/f32/read/s:8.
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "benchmarks/mapped_case.cuh"
+#include "gmb/element_types.cuh"
+#include "gmb/naming.hpp"
+
+namespace gmb {
+
+namespace {
+
+constexpr std::size_t kUsefulBytes = 64 * kMiB;
+constexpr std::size_t kMemoryReserve = 1024 * kMiB;  // left free for the driver and checks
+
+std::vector<std::size_t> strides(sweep s) {
+  std::vector<std::size_t> list;
+  for (std::size_t st = 1; st <= 32; ++st) {
+    if (s == sweep::kFull || st <= 4 || (st & (st - 1)) == 0) list.push_back(st);
+  }
+  for (std::size_t st = 64; st <= 1024; st *= 2) list.push_back(st);
+  return list;
+}
+
+template <class T>
+void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t budget = free_bytes > kMemoryReserve ? free_bytes - kMemoryReserve : 0;
+  const std::size_t threads = kUsefulBytes / sizeof(T);
+  const char* type = element_traits<T>::kName;
+  const strided_map unit{1};
+  for (std::size_t st : strides(s)) {
+    const strided_map spread{st};
+    const std::size_t span = threads * st * sizeof(T);
+    const auto param = {name_param("s", static_cast<long long>(st))};
+    auto add = [&](const char* op, const strided_map& read, const strided_map& write,
+                   std::size_t strided_arrays) {
+      // Buffers beyond the environment's arrays are allocated per case; they must fit.
+      if (span > env.array_bytes() && strided_arrays * span > budget) return;
+      bench_case c = mapped_case<T, cache_op::kDefault>(
+          env, bench_name("stride", std::string(type) + "/" + op, param), threads, read, write);
+      c.launches_per_iteration = 1;
+      cases.push_back(std::move(c));
+    };
+    add("read", spread, unit, 1);
+    add("write", unit, spread, 1);
+    add("both", spread, spread, 2);
+  }
+}
+
+}  // namespace
+
+std::vector<bench_case> stride_cases(environment& env, sweep s) {
+  std::vector<bench_case> cases;
+  add_type<float>(env, s, cases);
+  add_type<double>(env, s, cases);
+  return cases;
+}
+
+}  // namespace gmb
