@@ -64,6 +64,21 @@ unsigned long long environment::read_counter() {
   return value;
 }
 
+/// Logical bytes (all launches of all iterations), % of peak, and the model's prediction.
+void set_counters(benchmark::State& state, environment& env, const bench_case& c, int launches) {
+  const double bytes = (c.bytes_read + c.bytes_written) * launches;
+  const double iterations = static_cast<double>(state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
+  state.counters["pct_peak"] = benchmark::Counter(
+      100.0 * bytes * iterations / env.device().peak_bytes_per_second(),
+      benchmark::Counter::kIsRate);
+  if (c.model) {
+    state.counters["model_sectors_per_req"] = c.model->sectors_per_request();
+    state.counters["model_dram_bytes"] = c.model->dram_bytes;
+    state.counters["model_efficiency"] = c.model->efficiency();
+  }
+}
+
 /// Calls the case's release when the run ends, however it ends.
 class release_guard {
  public:
@@ -120,26 +135,39 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     record_failure(state, c.name, e.what());
     return;
   }
+  set_counters(state, env, c, launches);
+}
 
-  const double bytes = (c.bytes_read + c.bytes_written) * launches;
-  const double iterations = static_cast<double>(state.iterations());
-  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
-  state.counters["pct_peak"] = benchmark::Counter(
-      100.0 * bytes * iterations / env.device().peak_bytes_per_second(),
-      benchmark::Counter::kIsRate);
-  if (c.model) {
-    state.counters["model_sectors_per_req"] = c.model->sectors_per_request();
-    state.counters["model_dram_bytes"] = c.model->dram_bytes;
-    state.counters["model_efficiency"] = c.model->efficiency();
+void run_profiled(benchmark::State& state, environment& env, const bench_case& c) {
+  try {
+    const release_guard guard(env, c);
+    c.prepare(env);
+    for (auto _ : state) {
+      if (c.cold_l2) env.flush().flush(env.stream());
+      env.timer().start(env.stream());
+      c.launch(env);
+      env.timer().stop(env.stream());
+      state.SetIterationTime(env.timer().seconds());
+    }
+    GMB_CUDA_CHECK(cudaGetLastError());
+  } catch (const std::exception& e) {
+    record_failure(state, c.name, e.what());
+    return;
   }
+  set_counters(state, env, c, 1);
 }
 
 void register_case(environment& env, bench_case c, const registration_options& options) {
   const std::string name = c.name;
+  auto body = options.profile ? run_profiled : run_benchmark;
   auto* b = benchmark::RegisterBenchmark(
-      name.c_str(), [&env, c = std::move(c)](benchmark::State& s) { run_benchmark(s, env, c); });
+      name.c_str(), [&env, c = std::move(c), body](benchmark::State& s) { body(s, env, c); });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  if (options.min_time_seconds) b->MinTime(*options.min_time_seconds);
+  if (options.profile) {
+    b->Iterations(1)->Repetitions(1);
+  } else if (options.min_time_seconds) {
+    b->MinTime(*options.min_time_seconds);
+  }
 }
 
 int failed_benchmarks() {

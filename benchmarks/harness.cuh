@@ -89,9 +89,15 @@ std::string run_untimed(environment& env, const bench_case& c, int launches = 2)
 
 /// The body of every registered benchmark.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c);
+/// The body in profile mode (registration_options::profile).
+void run_profiled(benchmark::State& state, environment& env, const bench_case& c);
 
 struct registration_options {
   std::optional<double> min_time_seconds;  // unset: Google Benchmark's flag decides
+  /// For Nsight Compute: each benchmark launches its kernel exactly once (one iteration, one
+  /// launch, after a flush, no warm-up, no verification), so profiled kernels pair with the
+  /// benchmarks in run order. Its times are not results.
+  bool profile = false;
 };
 void register_case(environment& env, bench_case c, const registration_options& options);
 

@@ -38,6 +38,7 @@ struct options {
   int launches = 0;  // 0: chosen from the sizes
   gmb::sweep sweep = gmb::sweep::kQuick;
   bool info = false;
+  bool profile = false;
   bool user_min_time = false;
 };
 
@@ -52,6 +53,8 @@ void print_usage() {
       "                      (default: enough for 128x the L2 when arrays are >= 8x the\n"
       "                      L2, else 1)\n"
       "  --gmb_sweep=quick|full  offsets and strides: the quick default points or all\n"
+      "  --gmb_profile       for Nsight Compute (scripts/gmb ncu): every benchmark launches\n"
+      "                      its kernel once, unverified; its times are not results\n"
       "  --gmb_info          print the GPU's description as JSON and exit\n"
       "Google Benchmark's flags follow.\n\n");
 }
@@ -101,6 +104,8 @@ options parse_own_flags(int* argc, char** argv) {
         throw fatal_error{"--gmb_sweep: '" + *w + "' is not quick or full"};
       }
       opt.sweep = *w == "full" ? gmb::sweep::kFull : gmb::sweep::kQuick;
+    } else if (arg == "--gmb_profile") {
+      opt.profile = true;
     } else if (arg == "--gmb_info") {
       opt.info = true;
     } else if (arg.rfind("--gmb_", 0) == 0) {
@@ -159,12 +164,14 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
 
 std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
                                                              std::size_t array_bytes,
-                                                             int launches, gmb::sweep sweep) {
+                                                             int launches, gmb::sweep sweep,
+                                                             bool profile) {
   auto entries = gmb::context_entries(device);
   entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
   entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
   entries.emplace_back("gmb_launches_per_iteration", std::to_string(launches));
   entries.emplace_back("gmb_sweep", sweep == gmb::sweep::kFull ? "full" : "quick");
+  entries.emplace_back("gmb_profile", profile ? "1" : "0");
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("git_sha", GMB_GIT_SHA);
   return entries;
@@ -180,22 +187,20 @@ int run(int argc, char** argv) {
       opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
   const int launches =
       opt.launches > 0 ? opt.launches : gmb::launches_per_iteration(array_bytes, device.l2_bytes);
+  const auto context = run_context(device, array_bytes, launches, opt.sweep, opt.profile);
   if (opt.info) {
     nlohmann::json info;
-    for (const auto& [key, value] : run_context(device, array_bytes, launches, opt.sweep)) {
-      info[key] = value;
-    }
+    for (const auto& [key, value] : context) info[key] = value;
     std::cout << info.dump(2) << std::endl;
     return 0;
   }
   check_free_memory(device, array_bytes);
 
   gmb::environment env(opt.device, array_bytes, launches);
-  for (const auto& [key, value] : run_context(device, array_bytes, launches, opt.sweep)) {
-    benchmark::AddCustomContext(key, value);
-  }
+  for (const auto& [key, value] : context) benchmark::AddCustomContext(key, value);
   gmb::registration_options registration;
   if (!opt.user_min_time) registration.min_time_seconds = kDefaultMinTimeSeconds;
+  registration.profile = opt.profile;
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
     gmb::register_case(env, std::move(c), registration);
   }

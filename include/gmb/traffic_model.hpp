@@ -93,7 +93,7 @@ traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned
   for (std::size_t w = 0; w < windows; ++w) {
     std::map<std::uint64_t, std::uint32_t> sector_bytes;  // sector -> mask of bytes touched
     for (std::size_t warp = starts[w]; warp < starts[w] + window_warps; ++warp) {
-      for (unsigned slot = 0; slot < Map::kSlots; ++slot) {
+      for (unsigned slot = 0; slot < map.slots(); ++slot) {
         std::vector<std::uint64_t> lanes;
         for (unsigned lane = 0; lane < kWarpSize; ++lane) {
           const std::size_t t = warp * kWarpSize + lane;

@@ -95,6 +95,25 @@ TEST(PredictTraffic, PartialSectorStoresAlsoReadTheirChunk) {
   EXPECT_DOUBLE_EQ(p.dram_bytes, sectors * 32 + sectors / 2 * 64);
 }
 
+TEST(PredictTraffic, AosOneFieldOfTwelveBytesIsTwelveSectors) {
+  const auto p = predict_traffic(aos_map{3, 1}, 1 << 14, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(p.sectors_per_request(), 12.0);
+  EXPECT_NEAR(p.efficiency(), 1.0 / 3, 0.01);  // one word of every 12-B structure is used
+}
+
+TEST(PredictTraffic, AosAllFieldsMovesEveryByteOnce) {
+  const std::size_t threads = 1 << 14;
+  // Packed 12-B structures read as three 4-B loads: each request spans 12 sectors ...
+  const auto packed = predict_traffic(aos_map{3, 3}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(packed.sectors_per_request(), 12.0);
+  // ... but together the three loads use every byte they bring from DRAM.
+  EXPECT_NEAR(packed.dram_bytes, threads * 12.0, threads * 12.0 * 0.01);
+  // SoA: three coalesced streams of 4 sectors per request.
+  const auto soa = predict_traffic(soa_map{threads, 3}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(soa.sectors_per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(soa.efficiency(), 1.0);
+}
+
 TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
   const auto p = predict_traffic(broadcast_map{7}, 1 << 12, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(p.sectors_per_request(), 1.0);
