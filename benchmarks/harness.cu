@@ -49,7 +49,19 @@ environment::~environment() {
 }
 
 std::size_t environment::required_bytes(const device_info& device, std::size_t array_bytes) {
-  return 2 * array_bytes + l2_flush::bytes_for(device.l2_bytes);
+  // in, out, the flush buffer, and an index table of at most one array (warp.cu).
+  return 3 * array_bytes + l2_flush::bytes_for(device.l2_bytes);
+}
+
+const std::uint32_t* environment::index_table(const hash_permutation& perm) {
+  if (index_table_.bytes() == 0 || index_perm_.bits != perm.bits ||
+      index_perm_.seed != perm.seed) {
+    index_table_ = device_buffer((std::size_t(1) << perm.bits) * sizeof(std::uint32_t));
+    index_table_.fill(perm, stream_);
+    GMB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    index_perm_ = perm;
+  }
+  return index_table_.data<const std::uint32_t>();
 }
 
 void environment::reset_counter() {

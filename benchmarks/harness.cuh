@@ -18,6 +18,7 @@
 #include "gmb/device_info.hpp"
 #include "gmb/event_timer.cuh"
 #include "gmb/l2_flush.cuh"
+#include "gmb/pattern.cuh"
 #include "gmb/traffic_model.hpp"
 
 namespace gmb {
@@ -50,6 +51,9 @@ class environment {
   l2_flush& flush() { return flush_; }
   event_timer& timer() { return timer_; }
 
+  /// A device table of the permutation's first 2^bits images (for gathers), made once.
+  const std::uint32_t* index_table(const hash_permutation& perm);
+
   /// A device counter for kernels that count what they found wrong.
   unsigned long long* counter() { return counter_; }
   void reset_counter();
@@ -64,6 +68,8 @@ class environment {
   l2_flush flush_;
   event_timer timer_;
   unsigned long long* counter_ = nullptr;
+  device_buffer index_table_;
+  hash_permutation index_perm_{0, 0};
 };
 
 /// One benchmark: what to set up, what to time, how to check it, and what it moves.

@@ -3,6 +3,7 @@
 // load or store per slot (its elements per thread, "ILP"). Kernels, the host traffic model and
 // the tests all call these same functions.
 #include <cstddef>
+#include <cstdint>
 
 #include "gmb/host_device.hpp"
 
@@ -59,6 +60,63 @@ struct soa_map {
   GMB_HD unsigned slots() const { return fields; }
   GMB_HD std::size_t operator()(std::size_t thread, unsigned slot) const {
     return std::size_t(slot) * n + thread;
+  }
+};
+
+/// Each warp's 32 lanes read the warp's first element (one word broadcast to the warp).
+struct warp_broadcast_map {
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const { return thread & ~31ull; }
+};
+
+/// Lanes permuted within their warp's 32 consecutive elements (lane -> 7 * lane + 3 mod 32):
+/// the same sectors as a coalesced access, in another order.
+struct lane_permute_map {
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    return (thread & ~31ull) | ((7 * (thread & 31) + 3) & 31);
+  }
+};
+
+/// Lanes spread over 32 segments: 32x32 tiles transposed, so lane l of warp w in a tile reads
+/// element 32 * l + w. Each request touches 32 sectors; the tile's 32 warps use all of them.
+struct tile_transpose_map {
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    return (thread & ~1023ull) | ((thread & 31) << 5) | ((thread >> 5) & 31);
+  }
+};
+
+/// A fixed pseudo-random permutation of [0, 2^bits) (bits 2..32): odd multiplications and
+/// xor-shifts, each a bijection modulo 2^bits; `seed` picks one. As a generator it fills index
+/// tables (word w holds the image of w).
+struct hash_permutation {
+  unsigned bits;
+  std::uint32_t seed;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    const std::uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+    const unsigned shift = bits / 2 + 1;
+    std::uint32_t x = (static_cast<std::uint32_t>(w) ^ seed) & mask;
+    x = (x * 0x9E3779B1u) & mask;
+    x ^= x >> shift;
+    x = (x * 0x85EBCA6Bu) & mask;
+    x ^= x >> shift;
+    return x;
+  }
+};
+
+/// Indices read from a table in device memory (a gather or scatter); on the host, where the
+/// model and the checks run, the same permutation is computed instead of read.
+struct table_map {
+  const std::uint32_t* table;  // device memory, filled from `perm`
+  hash_permutation perm;
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+#if defined(__CUDA_ARCH__)
+    return table[thread];
+#else
+    return perm(thread);
+#endif
   }
 };
 

@@ -49,6 +49,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["aos"], 6 * 2);
   EXPECT_EQ(per_family["soa"], 6 * 2);
   EXPECT_EQ(per_family["aos_staged"], 6);
+  EXPECT_EQ(per_family["warp"], 3);
+  EXPECT_EQ(per_family["gather"], 1);
+  EXPECT_EQ(per_family["scatter"], 1);
 
   const double array = static_cast<double>(kTestArrayBytes);
   for (const auto& c : cases) {
@@ -63,10 +66,13 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_GE(c.model->dram_bytes, 0.99 * (c.bytes_read + c.bytes_written));
       continue;
     }
-    if (family == "offset" || family == "stride") {
-      // Mapped copies: verify() checked every destination; equal useful bytes both ways.
-      EXPECT_GT(c.bytes_read, 0.0);
-      EXPECT_EQ(c.bytes_read, c.bytes_written);
+    if (family == "offset" || family == "stride" || family == "warp" || family == "gather" ||
+        family == "scatter") {
+      // Mapped copies: verify() checked every destination. Gather and scatter also read
+      // their index table.
+      EXPECT_GT(c.bytes_written, 0.0);
+      const bool indexed = family == "gather" || family == "scatter";
+      EXPECT_EQ(c.bytes_read, c.bytes_written * (indexed ? 2 : 1));
       ASSERT_TRUE(c.model.has_value());
       EXPECT_GE(c.model->dram_bytes, 0.99 * (c.bytes_read + c.bytes_written));
       continue;

@@ -40,6 +40,32 @@ TEST(CoalescedMap, SlotsOfABlockAreBlockApart) {
   EXPECT_EQ(map(256, 0), 1024u);
 }
 
+TEST(HashPermutation, IsABijectionThatMovesMostElements) {
+  for (unsigned bits : {2u, 5u, 10u, 16u}) {
+    const hash_permutation perm{bits, 0x2545F491u};
+    const std::size_t n = std::size_t(1) << bits;
+    std::vector<int> hits(n, 0);
+    std::size_t fixed = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_LT(perm(i), n);
+      ++hits[perm(i)];
+      fixed += perm(i) == i;
+    }
+    for (int h : hits) ASSERT_EQ(h, 1) << bits;
+    if (bits >= 10) EXPECT_LT(fixed, n / 100) << bits;
+  }
+}
+
+TEST(WarpMaps, PermutationsStayInTheirSegmentOrTile) {
+  std::vector<int> seg(32, 0), tile(1024, 0);
+  for (std::size_t t = 0; t < 32; ++t) ++seg[lane_permute_map{}(t, 0)];
+  for (std::size_t t = 0; t < 1024; ++t) ++tile[tile_transpose_map{}(t, 0)];
+  for (int h : seg) EXPECT_EQ(h, 1);
+  for (int h : tile) EXPECT_EQ(h, 1);
+  EXPECT_EQ(tile_transpose_map{}(1, 0), 32u);  // lane 1 of warp 0 reads the next segment
+  EXPECT_EQ(warp_broadcast_map{}(45, 0), 32u);
+}
+
 TEST(SimpleMaps, StrideOffsetBroadcast) {
   EXPECT_EQ((strided_map{8}(3, 0)), 24u);
   EXPECT_EQ((offset_map{1}(3, 0)), 4u);

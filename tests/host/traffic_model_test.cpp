@@ -114,6 +114,19 @@ TEST(PredictTraffic, AosAllFieldsMovesEveryByteOnce) {
   EXPECT_DOUBLE_EQ(soa.efficiency(), 1.0);
 }
 
+TEST(PredictTraffic, WarpPatterns) {
+  const std::size_t threads = 1 << 14;
+  EXPECT_DOUBLE_EQ(
+      predict_traffic(warp_broadcast_map{}, threads, 4, access_kind::kLoad).sectors_per_request(),
+      1.0);
+  EXPECT_DOUBLE_EQ(
+      predict_traffic(lane_permute_map{}, threads, 4, access_kind::kLoad).sectors_per_request(),
+      4.0);
+  const auto across = predict_traffic(tile_transpose_map{}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(across.sectors_per_request(), 32.0);
+  EXPECT_DOUBLE_EQ(across.efficiency(), 1.0);  // the tile's warps use every sector together
+}
+
 TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
   const auto p = predict_traffic(broadcast_map{7}, 1 << 12, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(p.sectors_per_request(), 1.0);
