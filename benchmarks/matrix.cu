@@ -1,0 +1,92 @@
+// 2-D arrays (kernels/matrix.cuh): matrix/rows|cols/w:W/pad:0|1, f32, widths that are (1024,
+// 4096) and are not (1000, 4000) multiples of 32 elements; pad:1 uses the row pitch that
+// cudaMallocPitch returns for the width (registered only where it differs from the width).
+// The matrix fills the arrays; words outside it (padding) must stay poisoned.
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "gmb/naming.hpp"
+#include "gmb/pattern.cuh"
+#include "kernels/matrix.cuh"
+
+namespace gmb {
+
+namespace {
+
+/// What the output holds after a copy: the input's words inside the matrix, poison outside.
+struct matrix_words {
+  word_pattern in;
+  std::size_t width, height, pitch;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    return w % pitch < width && w / pitch < height ? in(w) : kPoisonWord;
+  }
+};
+
+/// Thread t of the traversal order -> element (row-major: along rows; else down columns).
+/// Warps that would cross a row end are not modelled separately (widths not a multiple of 32).
+struct matrix_map {
+  std::size_t width, height, pitch;
+  bool column_major;
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t t, unsigned) const {
+    const std::size_t row = column_major ? t % height : t / width;
+    const std::size_t col = column_major ? t / height : t % width;
+    return row * pitch + col;
+  }
+};
+
+std::size_t pitch_for(std::size_t width) {
+  void* probe = nullptr;
+  std::size_t pitch_bytes = 0;
+  GMB_CUDA_CHECK(cudaMallocPitch(&probe, &pitch_bytes, width * sizeof(float), 1));
+  GMB_CUDA_CHECK(cudaFree(probe));
+  return pitch_bytes / sizeof(float);
+}
+
+template <bool ColumnMajor>
+bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, bool padded) {
+  const std::size_t height = env.array_bytes() / sizeof(float) / pitch;
+  const std::size_t elements = width * height;
+  const unsigned w = static_cast<unsigned>(width), h = static_cast<unsigned>(height);
+  const unsigned along = ColumnMajor ? h : w, across = ColumnMajor ? w : h;
+  const dim3 block(kMatrixBlockX, kMatrixBlockY);
+  const dim3 grid((along + kMatrixBlockX - 1) / kMatrixBlockX,
+                  std::min((across + kMatrixBlockY - 1) / kMatrixBlockY, 65535u));
+  const matrix_words expected{kInputPattern, width, height, pitch};
+  const matrix_map map{width, height, pitch, ColumnMajor};
+
+  bench_case c;
+  c.name = bench_name("matrix", ColumnMajor ? "cols" : "rows",
+                      {{"w", static_cast<long long>(width)}, {"pad", padded ? 1 : 0}});
+  c.prepare = [](environment& e) {
+    e.in().fill(kInputPattern, e.stream());
+    e.out().poison(e.stream());
+  };
+  c.launch = [=](environment& e) {
+    matrix_copy<ColumnMajor, cache_op::kDefault><<<grid, block, 0, e.stream()>>>(
+        e.in().data<const float>(), e.out().data<float>(), w, h, pitch);
+  };
+  c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
+  c.bytes_read = c.bytes_written = 4.0 * elements;
+  c.model = predict_traffic(map, elements, 4, access_kind::kLoad) +
+            predict_traffic(map, elements, 4, access_kind::kStore);
+  return c;
+}
+
+}  // namespace
+
+std::vector<bench_case> matrix_cases(environment& env, sweep) {
+  std::vector<bench_case> cases;
+  for (std::size_t width : {1000, 1024, 4000, 4096}) {
+    const std::size_t pitch = pitch_for(width);
+    for (bool padded : {false, true}) {
+      if (padded && pitch == width) continue;  // already aligned: padding changes nothing
+      const std::size_t p = padded ? pitch : width;
+      cases.push_back(matrix_case<false>(env, width, p, padded));
+      cases.push_back(matrix_case<true>(env, width, p, padded));
+    }
+  }
+  return cases;
+}
+
+}  // namespace gmb
