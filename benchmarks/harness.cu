@@ -86,6 +86,13 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
       benchmark::Counter::kIsRate);
   if (c.model) {
     state.counters["model_sectors_per_req"] = c.model->sectors_per_request();
+    // Apart, to sit beside Nsight Compute's load and store counters (scripts/gmb ncu).
+    if (c.model->loads.requests > 0) {
+      state.counters["model_ld_sectors_per_req"] = c.model->loads.per_request();
+    }
+    if (c.model->stores.requests > 0) {
+      state.counters["model_st_sectors_per_req"] = c.model->stores.per_request();
+    }
     state.counters["model_dram_bytes"] = c.model->dram_bytes;
     state.counters["model_efficiency"] = c.model->efficiency();
   }

@@ -45,20 +45,31 @@ inline warp_access model_warp(std::vector<std::uint64_t> lane_addresses, unsigne
   return acc;
 }
 
+/// Warp instructions and the 32-B sectors they touch (L1's view, as Nsight Compute counts).
+struct request_count {
+  double requests = 0;
+  double sectors = 0;
+  double per_request() const { return requests > 0 ? sectors / requests : 0; }
+};
+
 /// What the model predicts for one access stream of a kernel (or several, combined).
 struct traffic_prediction {
-  double requests = 0;      // warp instructions
-  double sectors = 0;       // 32-B sectors over all requests
+  request_count loads, stores;
   double dram_bytes = 0;    // bytes between L2 and DRAM
   double useful_bytes = 0;  // bytes the application asked for
 
-  double sectors_per_request() const { return requests > 0 ? sectors / requests : 0; }
+  /// DESIGN.md's sectors per request: the loads', or the stores' for a kernel that only writes.
+  double sectors_per_request() const {
+    return loads.requests > 0 ? loads.per_request() : stores.per_request();
+  }
   double efficiency() const { return dram_bytes > 0 ? useful_bytes / dram_bytes : 0; }
 };
 
 inline traffic_prediction operator+(traffic_prediction a, const traffic_prediction& b) {
-  a.requests += b.requests;
-  a.sectors += b.sectors;
+  a.loads.requests += b.loads.requests;
+  a.loads.sectors += b.loads.sectors;
+  a.stores.requests += b.stores.requests;
+  a.stores.sectors += b.stores.sectors;
   a.dram_bytes += b.dram_bytes;
   a.useful_bytes += b.useful_bytes;
   return a;
@@ -90,6 +101,7 @@ traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned
   const std::size_t windows = starts[0] == starts[1] ? 1 : 2;
 
   traffic_prediction sampled;
+  request_count& counts = kind == access_kind::kLoad ? sampled.loads : sampled.stores;
   for (std::size_t w = 0; w < windows; ++w) {
     std::map<std::uint64_t, std::uint32_t> sector_bytes;  // sector -> mask of bytes touched
     for (std::size_t warp = starts[w]; warp < starts[w] + window_warps; ++warp) {
@@ -103,8 +115,8 @@ traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned
           mark_bytes(sector_bytes, a, element_bytes);
         }
         const warp_access acc = model_warp(lanes, element_bytes);
-        sampled.requests += 1;
-        sampled.sectors += acc.sectors;
+        counts.requests += 1;
+        counts.sectors += acc.sectors;
       }
     }
     std::set<std::uint64_t> chunks, partial_chunks;
@@ -121,8 +133,8 @@ traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned
                                     double(partial_chunks.size()) * kDramChunkBytes;
   }
   const double scale = double(warps) / double(window_warps * windows);
-  sampled.requests *= scale;
-  sampled.sectors *= scale;
+  counts.requests *= scale;
+  counts.sectors *= scale;
   sampled.dram_bytes *= scale;
   sampled.useful_bytes *= scale;
   return sampled;

@@ -62,7 +62,8 @@ TEST(PredictTraffic, CoalescedMovesExactlyTheArray) {
   const std::size_t threads = 1 << 16;
   const auto p = predict_traffic(coalesced_map<256, 4>{}, threads, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(p.sectors_per_request(), 4.0);
-  EXPECT_DOUBLE_EQ(p.requests, threads / 32.0 * 4);
+  EXPECT_DOUBLE_EQ(p.loads.requests, threads / 32.0 * 4);
+  EXPECT_DOUBLE_EQ(p.stores.requests, 0.0);
   EXPECT_DOUBLE_EQ(p.dram_bytes, threads * 4.0 * 4);
   EXPECT_DOUBLE_EQ(p.efficiency(), 1.0);
 }
@@ -125,6 +126,17 @@ TEST(PredictTraffic, WarpPatterns) {
   const auto across = predict_traffic(tile_transpose_map{}, threads, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(across.sectors_per_request(), 32.0);
   EXPECT_DOUBLE_EQ(across.efficiency(), 1.0);  // the tile's warps use every sector together
+}
+
+TEST(PredictTraffic, LoadsAndStoresAreCountedApart) {
+  const std::size_t threads = 1 << 14;
+  const auto copy = predict_traffic(offset_map{1}, threads, 4, access_kind::kLoad) +
+                    predict_traffic(offset_map{0}, threads, 4, access_kind::kStore);
+  EXPECT_DOUBLE_EQ(copy.loads.per_request(), 5.0);
+  EXPECT_DOUBLE_EQ(copy.stores.per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(copy.sectors_per_request(), 5.0);
+  const auto write = predict_traffic(strided_map{2}, threads, 4, access_kind::kStore);
+  EXPECT_DOUBLE_EQ(write.sectors_per_request(), 8.0);
 }
 
 TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
