@@ -1,3 +1,4 @@
 """Python side of gmembench: runs the benchmark binaries and turns their Google Benchmark JSON
-into summaries. See DESIGN.md for the naming contract and the context keys these modules rely on.
+into summaries, tables (pandas), figures (matplotlib) and reports. See DESIGN.md for the naming
+contract and the context keys these modules rely on.
 """

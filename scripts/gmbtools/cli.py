@@ -2,13 +2,17 @@
 
 Every error a user can cause ends as one `gmb: error: ...` line on stderr and a non-zero exit
 status, argparse's own usage errors included. Subcommands import what they need, so `gmb run`
-and `gmb summary` work with the standard library alone.
+and `gmb summary` work with the standard library alone; `load`, `plot` and `report` need pandas
+and matplotlib and say so in one line where they are missing.
 """
 
 import argparse
+import importlib
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .errors import GmbError
 from .flavors import FLAVORS
@@ -24,21 +28,18 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gmb",
-        description="Run gmembench and summarise its Google Benchmark JSON results.",
+        description="Run gmembench; summarise, tabulate and plot its Google Benchmark JSON.",
         allow_abbrev=False,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    run = commands.add_parser(
-        "run",
-        allow_abbrev=False,
-        help="set up, build and run every flavor; write a new results folder",
-        description=(
-            "Set up, build, query the device, run each flavor, and write "
-            "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json, run_info.json and "
-            "summary.md. Extra --benchmark_*=VALUE and --gmb_*=VALUE options are passed to "
-            "every benchmark binary."
-        ),
+    run = _command(
+        commands, "run", _run,
+        "set up, build and run every flavor; write a new results folder",
+        "Set up, build, query the device, run each flavor, and write "
+        "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json, run_info.json, "
+        "summary.md and (with pandas and matplotlib) figures/ and report.md. Extra "
+        "--benchmark_*=VALUE and --gmb_*=VALUE options are passed to every benchmark binary.",
     )
     run.add_argument("--device", type=_non_negative, default=0, metavar="N",
                      help="CUDA device index, numbered as nvidia-smi does (default 0)")
@@ -50,16 +51,65 @@ def build_parser() -> argparse.ArgumentParser:
                      help="CMake preset (default: release with a GPU, else sm90)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="results root instead of <repo>/results")
-    run.set_defaults(handler=_run)
 
-    summarise = commands.add_parser(
-        "summary",
-        allow_abbrev=False,
-        help="re-write summary.md of an existing results folder",
-        description="Re-write RESULTS_DIR/summary.md from the JSON files in it.",
+    _command(
+        commands, "summary", _summary,
+        "re-write summary.md of an existing results folder",
+        "Re-write RESULTS_DIR/summary.md from the JSON files in it.",
+    ).add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+
+    load = _command(
+        commands, "load", _load,
+        "load JSON files into one table; describe it or write it as CSV",
+        "Load Google Benchmark JSON files into one tidy table (a row per repetition and "
+        "aggregate; name split into family, variant, type, op and params; flavor and GPU from "
+        "the context). Prints what it holds, or writes it with --csv.",
     )
-    summarise.add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
-    summarise.set_defaults(handler=_summary)
+    load.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    load.add_argument("--csv", type=Path, metavar="OUT", help="write the table to OUT as CSV")
+
+    plot = _command(
+        commands, "plot", _plot,
+        "draw the figures of a results folder (PNG and SVG)",
+        "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, aos_soa, "
+        "word_ilp, working_set), as PNG and SVG; a figure whose benchmarks are absent is "
+        "skipped with a message.",
+    )
+    plot.add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+    plot.add_argument("--out", type=Path, metavar="DIR",
+                      help="where to write the figures (default RESULTS_DIR/figures)")
+
+    _command(
+        commands, "report", _report,
+        "draw the figures and write RESULTS_DIR/report.md",
+        "Draw the figures into RESULTS_DIR/figures and write RESULTS_DIR/report.md: the "
+        "headline numbers, every figure with what it shows, errors and the run's context.",
+    ).add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+
+    ncu = _command(
+        commands, "ncu", _ncu,
+        "profile benchmarks once each under Nsight Compute; model beside hardware",
+        "Run the benchmarks matching --filter once each under Nsight Compute (clocks left "
+        "alone) and write, per benchmark name, the measured L1 sectors per request (loads, "
+        "stores) and DRAM bytes beside the traffic model's predictions, as JSON. Needs a built "
+        "binary (scripts/gmb run builds them). Extra --gmb_*=VALUE options go to the binary.",
+    )
+    ncu.add_argument("--filter", required=True, metavar="REGEX",
+                     help="Google Benchmark filter, e.g. '^(offset|stride|aos)/'")
+    ncu.add_argument("--out", type=Path, required=True, metavar="FILE", help="JSON to write")
+    ncu.add_argument("--device", type=_non_negative, default=0, metavar="N")
+    ncu.add_argument("--flavor", choices=FLAVORS, default="default")
+    ncu.add_argument("--preset", metavar="NAME",
+                     help="CMake preset whose build to use (default: release with a GPU)")
+    return parser
+
+
+def _command(commands: Any, name: str, handler: Callable[..., int], summary: str,
+             description: str) -> argparse.ArgumentParser:
+    """One subcommand: no abbreviated options, `handler(args, extra, argv)` runs it."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, allow_abbrev=False, help=summary, description=description)
+    parser.set_defaults(handler=handler)
     return parser
 
 
@@ -101,13 +151,82 @@ def _run(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
 def _summary(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     from . import summary
 
-    if extra:
-        raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
+    _no_extra(extra)
     written = summary.rewrite(args.results_dir)
     print(written.path)
     if written.unreadable:
         raise GmbError("; ".join(written.unreadable) + f" (summary written to {written.path})")
     return 0
+
+
+def _load(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    _no_extra(extra)
+    frame = _plotting_module("frame")
+    from . import results
+
+    loaded = []
+    for path in args.files:
+        try:
+            loaded.append(results.load(path))
+        except GmbError as err:
+            if len(args.files) == 1:
+                raise
+            print(f"gmb: warning: {err}", file=sys.stderr)
+    if not loaded:
+        raise GmbError("none of the files could be read")
+    table = frame.rows_frame(loaded)
+    if args.csv is None:
+        print("\n".join(frame.describe(table)))
+    else:
+        table.to_csv(args.csv, index=False)
+        print(args.csv)
+    return 0
+
+
+def _plot(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    _no_extra(extra)
+    plotted = _plotting_module("plot").plot_folder(args.results_dir, args.out)
+    plotted.say()
+    if not plotted.written:
+        raise GmbError(f"{args.results_dir}: no figure could be drawn from this run")
+    return 0
+
+
+def _report(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    _no_extra(extra)
+    path, plotted = _plotting_module("report").write_report(args.results_dir)
+    plotted.say()
+    print(path)
+    return 0
+
+
+def _ncu(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from . import ncu, run
+    from .flavors import BINARIES
+
+    binary = Path("build") / run.choose_preset(args.preset) / BINARIES[args.flavor]
+    if not (run.REPO_ROOT / binary).is_file():
+        raise GmbError(f"{binary} is not built: run scripts/gmb run (or cmake --build) first")
+    if any(not arg.startswith("--gmb_") for arg in extra):
+        raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
+    options = ncu.Options(binary=str(run.REPO_ROOT / binary), device=args.device,
+                          benchmark_filter=args.filter, out=args.out, passthrough=tuple(extra))
+    print(ncu.run(options))
+    return 0
+
+
+def _plotting_module(name: str) -> Any:
+    """gmbtools.<name>, which needs pandas and matplotlib: a one-line error without them."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError as err:
+        raise GmbError(f"this command needs pandas and matplotlib ({err}); install them with"
+                       " python3 -m pip install -r scripts/requirements.txt") from None
+
+
+def _no_extra(extra: list[str]) -> None:
+    if extra:
+        raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
 
 
 def _non_negative(text: str) -> int:

@@ -24,6 +24,12 @@ _GB_COMPONENT = re.compile(
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
+# Bytes of one element of each type name the families use: `f32x4` is one 16-byte load,
+# `w<B>` a B-byte word (vector family); the AoS structs are named by their size in bytes,
+# except `a12`, a 12-byte struct aligned (padded) to 16.
+_TYPE_BYTES = {"f32": 4, "f64": 8, "f32x2": 8, "f32x4": 16, "a12": 16}
+_SIZED_TYPE = re.compile(r"[swp](\d+)")
+
 
 @dataclass(frozen=True)
 class BenchName:
@@ -74,6 +80,22 @@ def split_name(name: str, aggregate_name: str | None = None) -> BenchName:
         else:
             variant.append(part)
     return BenchName(name=base, family=family, variant="/".join(variant), params=params)
+
+
+def type_and_op(variant: str) -> tuple[str, str | None]:
+    """The variant's first component is the element type, the rest (if any) the operation:
+    `f32/read` -> ("f32", "read"), `f32x4` -> ("f32x4", None)."""
+    type_, sep, op = variant.partition("/")
+    return type_, (op if sep else None)
+
+
+def element_bytes(type_: str) -> int | None:
+    """Bytes of one element of a type name (`f32x2` -> 8, `w16` -> 16, `p12` -> 12,
+    `a12` -> 16); None for a name the contract does not define."""
+    if type_ in _TYPE_BYTES:
+        return _TYPE_BYTES[type_]
+    sized = _SIZED_TYPE.fullmatch(type_)
+    return int(sized.group(1)) if sized else None
 
 
 def to_number(value: str) -> int | float | str:

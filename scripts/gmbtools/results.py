@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GmbError
+from .flavors import FLAVORS, json_name
 from .naming import split_name
 
 # Numeric keys Google Benchmark writes itself; every other numeric key of an entry is a counter
@@ -97,6 +98,21 @@ def load(path: str | Path) -> Results:
             )
         records.append(_record(entry))
     return Results(path=path, context=doc["context"], records=records)
+
+
+def load_folder(folder: Path) -> dict[str, Results | str | None]:
+    """Each flavor of a results folder: its loaded file, the one-line reason it could not be
+    read, or None where the folder has no file for it."""
+    if not folder.is_dir():
+        raise GmbError(f"{folder}: no such directory")
+    loaded: dict[str, Results | str | None] = {}
+    for flavor in FLAVORS:
+        path = folder / json_name(flavor)
+        try:
+            loaded[flavor] = load(path) if path.exists() else None
+        except GmbError as err:
+            loaded[flavor] = str(err)
+    return loaded
 
 
 def _read_json(path: Path) -> Any:

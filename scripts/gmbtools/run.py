@@ -1,6 +1,6 @@
 """`gmb run`: set up, build, run each flavor on one GPU, and leave a new, self-describing results
-folder (`results/<gpu_slug>/<YYYYmmdd-HHMMSS>/`) with the JSON files, run_info.json and
-summary.md.
+folder (`results/<gpu_slug>/<YYYYmmdd-HHMMSS>/`) with the JSON files, run_info.json,
+summary.md and, where pandas and matplotlib are installed, figures/ and report.md.
 
 Standard library only: GPU machines may have no network and no pandas.
 """
@@ -177,6 +177,7 @@ def run(options: Options, repo: Path = REPO_ROOT) -> Path:
     runinfo.save(record, folder)
     written = summary.write_summary(folder, record)
     print(f"gmb: wrote {written.path}", flush=True)
+    figures_and_report(folder)
     print(folder, flush=True)
 
     problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs if r.exit_code != 0]
@@ -184,6 +185,28 @@ def run(options: Options, repo: Path = REPO_ROOT) -> Path:
     if problems:
         raise GmbError(f"{'; '.join(problems)} (results in {folder})")
     return folder
+
+
+def figures_and_report(folder: Path) -> None:
+    """`gmb report` on the new folder (figures/ and report.md). Optional: without pandas or
+    matplotlib, or with nothing to draw, say so in one line and let the run succeed."""
+    try:
+        from . import report
+    except ImportError as err:
+        print(f"gmb: no figures or report.md: {err} (python3 -m pip install -r"
+              " scripts/requirements.txt, then scripts/gmb report the folder)", flush=True)
+        return
+    try:
+        path, plotted = report.write_report(folder)
+    except GmbError as err:
+        print(f"gmb: no figures or report.md: {err}", file=sys.stderr, flush=True)
+        return
+    except OSError as err:  # e.g. a folder we may not write figures/ into
+        print(f"gmb: no figures or report.md: {err.filename}: {err.strerror}", file=sys.stderr,
+              flush=True)
+        return
+    plotted.say()
+    print(f"gmb: wrote {path}", flush=True)
 
 
 def _step(failure: str, command: list[str], repo: Path, env: dict[str, str]) -> None:

@@ -63,15 +63,7 @@ class Written:
 
 def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
     """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
-    if not folder.is_dir():
-        raise GmbError(f"{folder}: no such directory")
-    loaded: dict[str, Results | str | None] = {}
-    for flavor in FLAVORS:
-        path = folder / json_name(flavor)
-        try:
-            loaded[flavor] = results.load(path) if path.exists() else None
-        except GmbError as err:
-            loaded[flavor] = str(err)
+    loaded = results.load_folder(folder)
     ran = info is not None and bool(info.flavor_runs)
     if all(value is None for value in loaded.values()) and not ran:
         names = ", ".join(json_name(f) for f in FLAVORS)
@@ -90,14 +82,19 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str
     """The whole summary.md text. `loaded` maps each flavor to its results, to the reason its
     file could not be read, or to None when the folder has no file for it."""
     contexts = {f: r.context for f, r in loaded.items() if isinstance(r, Results)}
-    gpu = next((str(c["gpu_name"]) for c in contexts.values() if "gpu_name" in c), "unknown GPU")
-    lines = [f"# gmembench summary: {gpu}", ""]
+    lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
     lines += _run_section(loaded, info)
-    lines += _context_section(contexts)
+    lines += context_section(contexts)
     for flavor, value in loaded.items():
         if isinstance(value, Results):
             lines += _flavor_section(flavor, value)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
+    """The GPU the files ran on, from the first context that names it."""
+    return next((str(c["gpu_name"]) for c in contexts.values() if "gpu_name" in c),
+                "unknown GPU")
 
 
 def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
@@ -127,7 +124,7 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
             exit_code, wall = str(run.exit_code), f"{run.wall_s:.1f} s"
         else:  # blank where this run did not run the flavor; unknown without a run record
             exit_code = wall = "" if info is not None else "(not recorded)"
-        lines.append(f"| {flavor} | {file} | {_cell(result)} | {exit_code} | {wall} |")
+        lines.append(f"| {flavor} | {file} | {cell(result)} | {exit_code} | {wall} |")
     lines.append("")
 
     if info is not None:
@@ -141,7 +138,8 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
     return lines
 
 
-def _context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
+def context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
+    """A `## Context` table: one row per key of CONTEXT_KEYS, one column per flavor."""
     if not contexts:
         return []
     flavors = list(contexts)
@@ -152,7 +150,7 @@ def _context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
         "|---|" + "---|" * len(flavors),
     ]
     for key in CONTEXT_KEYS:
-        values = [_cell(str(contexts[f].get(key, "(not recorded)"))) for f in flavors]
+        values = [cell(str(contexts[f].get(key, "(not recorded)"))) for f in flavors]
         lines.append(f"| {key} | " + " | ".join(values) + " |")
     return lines + [""]
 
@@ -164,33 +162,7 @@ def _flavor_section(flavor: str, loaded: Results) -> list[str]:
     if recorded_flavor != flavor:
         lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]
 
-    best = {family: _best(medians, family) for family in FAMILIES}
-    memcpy, memset = medians.get(MEMCPY), medians.get(MEMSET)
-    lines += [
-        "| | benchmark | GB/s | % of peak | cv |",
-        "|---|---|---:|---:|---:|",
-        _row("best read", best["read"]),
-        _row("best write", best["write"]),
-        _row("best copy", best["copy"]),
-        _row(MEMCPY, memcpy),
-        _row(MEMSET, memset),
-        "",
-    ]
-
-    peak = _peak_bytes_per_second(loaded.context)
-    peak_label = "theoretical peak (gpu_peak_gbs)"
-    if peak is not None:
-        peak_label = f"theoretical peak ({peak / 1e9:.1f} GB/s, gpu_peak_gbs)"
-    read, write, copy = (_rate(best[f], f"valid {f}/* benchmark") for f in FAMILIES)
-    lines += [
-        "| ratio | value |",
-        "|---|---:|",
-        _ratio_row(f"best copy / {MEMCPY}", copy, _rate(memcpy, MEMCPY)),
-        _ratio_row(f"best read / {peak_label}", read, (peak, "no gpu_peak_gbs in the context")),
-        _ratio_row(f"best write / {MEMSET}", write, _rate(memset, MEMSET)),
-        "",
-    ]
-
+    lines += headline_tables(loaded.context, medians)
     valid = [m for m in medians.values() if m.error is None]
     errored = [m for m in medians.values() if m.error]
     with_cv = [m for m in valid if m.cv is not None]
@@ -204,8 +176,40 @@ def _flavor_section(flavor: str, loaded: Results) -> list[str]:
         lines.append("- largest cv among DRAM benchmarks: n/a (no repetitions)")
     if errored:
         lines += ["", "Errored or skipped benchmarks (no numbers are reported for them):", ""]
-        lines += [f"- `{m.name}`: {_cell(m.error or '')}" for m in errored]
+        lines += [f"- `{m.name}`: {cell(m.error or '')}" for m in errored]
     return lines + [""]
+
+
+def headline_tables(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:
+    """The best read/write/copy and the references, then the ratios between them: the headline
+    of one flavor's results (used by summary.md and report.md)."""
+    best = {family: _best(medians, family) for family in FAMILIES}
+    memcpy, memset = medians.get(MEMCPY), medians.get(MEMSET)
+    lines = [
+        "| | benchmark | GB/s | % of peak | cv |",
+        "|---|---|---:|---:|---:|",
+        _row("best read", best["read"]),
+        _row("best write", best["write"]),
+        _row("best copy", best["copy"]),
+        _row(MEMCPY, memcpy),
+        _row(MEMSET, memset),
+        "",
+    ]
+
+    peak = _peak_bytes_per_second(context)
+    peak_label = "theoretical peak (gpu_peak_gbs)"
+    if peak is not None:
+        peak_label = f"theoretical peak ({peak / 1e9:.1f} GB/s, gpu_peak_gbs)"
+    read, write, copy = (_rate(best[f], f"valid {f}/* benchmark") for f in FAMILIES)
+    lines += [
+        "| ratio | value |",
+        "|---|---:|",
+        _ratio_row(f"best copy / {MEMCPY}", copy, _rate(memcpy, MEMCPY)),
+        _ratio_row(f"best read / {peak_label}", read, (peak, "no gpu_peak_gbs in the context")),
+        _ratio_row(f"best write / {MEMSET}", write, _rate(memset, MEMSET)),
+        "",
+    ]
+    return lines
 
 
 def _best(medians: dict[str, Median], family: str) -> Median | None:
@@ -271,6 +275,6 @@ def _percent(fraction: float | None) -> str:
     return "n/a" if fraction is None else f"{fraction * 100:.1f} %"
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     """Keep a table cell (or list item) on one line and its pipes from splitting the table."""
     return " ".join(text.split()).replace("|", "\\|")

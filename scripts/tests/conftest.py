@@ -1,10 +1,12 @@
 """Shared test setup: import gmbtools from scripts/, and find the fixture JSON files.
 
-Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with known numbers;
-files from real GPU runs (gb183_default.json, ...) may be added beside them and are picked up by
-the tests that parametrize over `ALL_FIXTURES`.
+Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with known numbers
+(synthetic_families_*.json by fixtures/make_synthetic_families.py); files from real GPU runs
+(gb183_default.json, ...) may be added beside them and are picked up by the tests that
+parametrize over `ALL_FIXTURES`. H200_RUN is a committed run of the suite.
 """
 
+import json
 import sys
 from pathlib import Path
 
@@ -15,3 +17,33 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("*.json"))
 SYNTHETIC_DEFAULT = FIXTURES / "synthetic_gb183_default.json"  # GB 1.8.3, 3 repetitions
 SYNTHETIC_CA = FIXTURES / "synthetic_gb171_ca.json"  # GB 1.7.1, no repetitions
+# The families the suite is gaining (offset, stride, aos/soa, vector, cache), one run each.
+SYNTHETIC_FAMILIES = {flavor: FIXTURES / f"synthetic_families_{flavor}.json"
+                      for flavor in ("default", "ca", "cg")}
+H200_RUN = SCRIPTS.parent / "results" / "nvidia-h200" / "20261122-022717"
+
+# --- small hand-made files in Google Benchmark's layout --------------------------------------
+
+T = 1e12
+
+
+def write_gb(path, benchmarks, context=None):
+    """A minimal file in Google Benchmark's layout."""
+    doc = {"context": context or {"date": "2025-01-01T00:00:00+00:00"}, "benchmarks": benchmarks}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def iteration(name, bps, index=0, **extra):
+    return {"name": f"{name}/manual_time", "run_name": f"{name}/manual_time",
+            "run_type": "iteration", "repetitions": 3, "repetition_index": index, "threads": 1,
+            "iterations": 10, "real_time": 1.0, "cpu_time": 0.1, "time_unit": "ms",
+            "bytes_per_second": bps, "pct_peak": bps / 3e10, **extra}
+
+
+def aggregate(name, aggregate_name, bps, **extra):
+    return {"name": f"{name}/manual_time_{aggregate_name}", "run_name": f"{name}/manual_time",
+            "run_type": "aggregate", "repetitions": 3, "threads": 1,
+            "aggregate_name": aggregate_name, "iterations": 3, "real_time": 1.0,
+            "cpu_time": 0.1, "time_unit": "ms", "bytes_per_second": bps, "pct_peak": bps / 3e10,
+            **extra}

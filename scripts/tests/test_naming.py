@@ -1,6 +1,7 @@
 import pytest
 
-from gmbtools.naming import numeric_params, split_name, strip_suffixes, to_number
+from gmbtools.naming import (element_bytes, numeric_params, split_name, strip_suffixes,
+                             to_number, type_and_op)
 
 
 def test_contract_example_with_params():
@@ -96,3 +97,17 @@ def test_to_number_keeps_other_text(text):
 def test_numeric_params():
     params = split_name("copy/f32x4/ilp:4/grid:persistent/frac:0.5").params
     assert numeric_params(params) == {"ilp": 4, "grid": "persistent", "frac": 0.5}
+
+
+@pytest.mark.parametrize(("variant", "expected"), [
+    ("f32/read", ("f32", "read")), ("f32x4", ("f32x4", None)), ("memcpy_d2d", ("memcpy_d2d", None)),
+    ("f64/both/x", ("f64", "both/x"))])
+def test_type_and_op(variant, expected):
+    assert type_and_op(variant) == expected
+
+
+@pytest.mark.parametrize(("type_", "size"), [
+    ("f32", 4), ("f64", 8), ("f32x2", 8), ("f32x4", 16), ("w1", 1), ("w16", 16), ("s8", 8),
+    ("p12", 12), ("a12", 16), ("s64", 64), ("memset", None), ("f16", None)])
+def test_element_bytes(type_, size):
+    assert element_bytes(type_) == size

@@ -4,38 +4,16 @@ import re
 import statistics
 
 import pytest
-from conftest import ALL_FIXTURES, SYNTHETIC_CA, SYNTHETIC_DEFAULT
+from conftest import (ALL_FIXTURES, SYNTHETIC_CA, SYNTHETIC_DEFAULT, T, aggregate, iteration,
+                      write_gb)
 
 from gmbtools.errors import GmbError
 from gmbtools.naming import strip_suffixes
 from gmbtools.results import load, median_by_name
 
-T = 1e12
 CONTRACT_CONTEXT_KEYS = ("gmb_flavor", "gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes",
                          "gpu_peak_gbs", "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver",
                          "cuda_runtime", "git_sha")
-
-
-def write_gb(path, benchmarks, context=None):
-    """A minimal file in Google Benchmark's layout."""
-    doc = {"context": context or {"date": "2025-01-01T00:00:00+00:00"}, "benchmarks": benchmarks}
-    path.write_text(json.dumps(doc))
-    return path
-
-
-def iteration(name, bps, index=0, **extra):
-    return {"name": f"{name}/manual_time", "run_name": f"{name}/manual_time",
-            "run_type": "iteration", "repetitions": 3, "repetition_index": index, "threads": 1,
-            "iterations": 10, "real_time": 1.0, "cpu_time": 0.1, "time_unit": "ms",
-            "bytes_per_second": bps, "pct_peak": bps / 3e10, **extra}
-
-
-def aggregate(name, aggregate_name, bps, **extra):
-    return {"name": f"{name}/manual_time_{aggregate_name}", "run_name": f"{name}/manual_time",
-            "run_type": "aggregate", "repetitions": 3, "threads": 1,
-            "aggregate_name": aggregate_name, "iterations": 3, "real_time": 1.0,
-            "cpu_time": 0.1, "time_unit": "ms", "bytes_per_second": bps, "pct_peak": bps / 3e10,
-            **extra}
 
 
 # --- the synthetic files -------------------------------------------------------------------

@@ -176,7 +176,11 @@ def test_full_run(fake, capfd):
 
     assert folder.parent == fake.root / "results" / "fake-h100"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "ca.json", "cg.json", "default.json", "run_info.json", "summary.md"]
+        "ca.json", "cg.json", "default.json", "figures", "report.md", "run_info.json",
+        "summary.md"]
+    # The fixture has coalesced copies and references: the flavors figure applies.
+    assert (folder / "figures" / "flavors.png").stat().st_size > 0
+    assert "![Load caching" in (folder / "report.md").read_text()
     assert fake.tool_calls() == [
         "setup",
         "nvidia-smi -L",

@@ -1,0 +1,393 @@
+"""The figures of `gmb plot`, one function each.
+
+Each takes `frame.medians_frame` (one row per flavor and benchmark) and returns a `Drawn`: the
+figure, the exact values it shows (a DataFrame, so tests can compare them with the input) and
+one sentence on what it shows; or raises `Skip` when the run has no benchmark of its family.
+Values are medians; an errored benchmark is marked as such, never drawn as a number.
+"""
+
+import math
+from dataclasses import dataclass
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, MaxNLocator
+
+from .naming import element_bytes
+from .plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, bytes_text, color, draw_bars,
+                      draw_reference_lines, draw_series, error_handle, error_note,
+                      family_rows, flavors_of, footnote, gbs_axis, line_style, log2_axis,
+                      mark_errors, new_figure, peak_gbs, reference_lines, set_title,
+                      spread_note)
+
+SPREAD = ["gbs", "gbs_lo", "gbs_hi", "error", "name"]
+LAYOUT_COLORS = {"aos": "tab:red", "soa": "tab:purple", "aos_staged": "tab:brown"}
+# copy/<type>/ilp:K/grid:full stands in for vector/w<B>/ilp:K until the vector family exists;
+# f64 is left out because f32x2 already gives the 8-byte row.
+WORD_FALLBACK_TYPES = ("f32", "f32x2", "f32x4")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A family swept over one numeric parameter, drawn by `_sweep`."""
+
+    family: str
+    param: str
+    base: int  # the parameter value the model is anchored to (the unit-stride/aligned case)
+    in_bytes: bool  # x = param x the type's size, on a linear axis (else param, log-2 axis)
+    what: str
+    xlabel: str
+    caption: str
+
+
+STRIDE = Sweep(
+    "stride", "s", 1, False, "Bandwidth vs stride",
+    "stride s between threads (elements of the type, log scale)",
+    "Effective bandwidth as the distance between neighbouring threads' elements grows: every"
+    " doubling of the stride halves the useful bytes per memory sector until each element has"
+    " its own, and the dashed model line predicts that loss.",
+)
+OFFSET = Sweep(
+    "offset", "off", 0, True, "Bandwidth vs offset", "offset of the first element (bytes)",
+    "Effective bandwidth of coalesced accesses shifted by an offset: a shift that is not a"
+    " multiple of the 32-byte sector makes each warp touch one more sector (and 64-byte DRAM"
+    " chunk), which the dashed model line counts.",
+)
+
+
+def stride(medians: pd.DataFrame) -> Drawn:
+    """Bandwidth against the stride between consecutive threads' elements."""
+    return _sweep(medians, STRIDE)
+
+
+def offset(medians: pd.DataFrame) -> Drawn:
+    """Bandwidth against the misalignment of the whole access (offset in bytes)."""
+    return _sweep(medians, OFFSET)
+
+
+def flavors(medians: pd.DataFrame, names: list[str] | None = None) -> Drawn:
+    """Grouped bars, one group per benchmark, one bar per flavor, with the ratio of each
+    flavor to the first (default) written over its bar. `names`: which benchmarks; by default
+    the best of each family (every benchmark of a family of at most three)."""
+    present = flavors_of(medians)
+    if len(present) < 2:
+        raise Skip(f"only one flavor ({', '.join(present) or 'none'}) in this run:"
+                   " nothing to compare")
+    base = present[0]
+    names = names or _best_of_each_family(medians, base)
+    if not names:
+        raise Skip(f"no valid benchmark in the {base} flavor to compare")
+    rows = medians.loc[medians["name"].isin(names)]
+    top = max(peak_gbs(medians) or 0.0, float(rows["gbs_hi"].max(skipna=True) or 0),
+              float(rows["gbs"].max(skipna=True) or 0)) * 1.12
+    figure, axes = new_figure(1, 1, (max(7.0, 0.75 * len(names) + 2.5), 5.0))
+    ax = axes[0, 0]
+    width = 0.8 / len(present)
+    ratio = f"ratio_to_{base}"
+    reference = rows.loc[rows["flavor"] == base].set_index("name")["gbs"]
+    data = rows[["name", "flavor", "gbs", "gbs_lo", "gbs_hi", "error"]].assign(
+        **{ratio: rows["gbs"] / rows["name"].map(reference)})
+    data.loc[data["flavor"] == base, ratio] = math.nan
+    for j, flavor in enumerate(present):
+        bars = data.loc[data["flavor"] == flavor].set_index("name").reindex(names)
+        xs = np.arange(len(names)) + (j - (len(present) - 1) / 2) * width
+        draw_bars(ax, xs, bars, width, top, color=color(flavor))
+        for x, gbs, value in zip(xs, bars["gbs"], bars[ratio]):
+            if not math.isnan(value):
+                _ratio_label(ax, x, gbs, value, top)
+    refs = reference_lines(medians, memcpy=False)
+    draw_reference_lines(ax, refs)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_ylim(0, top)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylabel(GBS_LABEL)
+    handles = [Line2D([], [], color=color(f), linewidth=6, label=f) for f in present]
+    handles += [Line2D([], [], **style) for _, style in refs]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
+    set_title(figure, medians, f"Load caching: {' vs '.join(present)} builds")
+    footnote(figure, f"Numbers in the bars: bandwidth / the same benchmark's {base} bandwidth. "
+             + spread_note(rows, "Bars") + error_note(rows))
+    order = {name: i for i, name in enumerate(names)}
+    data = data.sort_values("name", key=lambda n: n.map(order), kind="stable")
+    return Drawn(figure, data.reset_index(drop=True), (
+        f"The same benchmarks built with {', '.join(present)} load caching side by side (the"
+        f" best of each family in the {base} build), each bar labelled with its ratio to"
+        f" {base}: where the builds differ, the cache operator of plain loads matters."))
+
+
+def aos_soa(medians: pd.DataFrame) -> Drawn:
+    """Bars per struct: array of structs, struct of arrays and staged AoS, reading one field
+    or all fields, one panel per field choice and flavor."""
+    rows = family_rows(medians, "aos", "soa", "aos_staged")
+    if "fields" not in rows.columns:
+        raise Skip("aos/soa benchmarks without a fields: parameter")
+    fields = list(dict.fromkeys(rows["fields"].dropna()))
+    present = flavors_of(rows)
+    structs = list(dict.fromkeys(rows["type"]))
+    top = max(peak_gbs(medians) or 0.0, float(rows["gbs"].max(skipna=True) or 0)) * 1.08
+    figure, axes = new_figure(len(fields), len(present), (4.4, 3.1))
+    refs = reference_lines(medians, memcpy=False)
+    for (i, field), (j, flavor) in _grid(fields, present):
+        ax = axes[i, j]
+        panel = rows.loc[(rows["fields"] == field) & (rows["flavor"] == flavor)]
+        layouts = [lay for lay in LAYOUT_COLORS if (panel["family"] == lay).any()]
+        width = 0.8 / max(len(layouts), 1)
+        for k, layout in enumerate(layouts):
+            bars = panel.loc[panel["family"] == layout].set_index("type").reindex(structs)
+            xs = np.arange(len(structs)) + (k - (len(layouts) - 1) / 2) * width
+            draw_bars(ax, xs, bars, width, top, color=LAYOUT_COLORS[layout])
+        draw_reference_lines(ax, refs)
+        ax.set_xticks(range(len(structs)), [_struct_label(s) for s in structs], fontsize=8)
+        ax.set_title(f"fields:{field} · {flavor}", fontsize=10)
+        gbs_axis(ax, top / 1.08)
+    figure.supylabel(GBS_LABEL, fontsize=10)
+    for ax in axes[-1]:
+        ax.set_xlabel("struct (size in bytes)", fontsize=9)
+    handles = [Line2D([], [], color=c, linewidth=6, label=lay)
+               for lay, c in LAYOUT_COLORS.items() if (rows["family"] == lay).any()]
+    handles += [Line2D([], [], **style) for _, style in refs]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
+    set_title(figure, medians, "Array of structs vs struct of arrays")
+    footnote(figure, spread_note(rows, "Bars") + error_note(rows))
+    data = rows[["flavor", "fields", "family", "type", *SPREAD]].reset_index(drop=True)
+    return Drawn(figure, data, (
+        "Reading one field or every field of an array of structs (aos), the same data as"
+        " a struct of arrays (soa) and AoS staged through shared memory (aos_staged): one"
+        " field of a wide struct wastes most of each sector, which SoA avoids."))
+
+
+def word_ilp(medians: pd.DataFrame) -> Drawn:
+    """Heat map of copy bandwidth: bytes per load x elements per thread, a panel per flavor."""
+    rows, note = _word_ilp_rows(medians)
+    present = flavors_of(rows)
+    words = sorted(rows["word_bytes"].unique())
+    ilps = sorted(rows["ilp"].unique())
+    peak = peak_gbs(medians)
+    vmax = peak or float(rows["gbs"].max(skipna=True))
+    scale = "the theoretical peak" if peak else "the largest value (no gpu_peak_gbs recorded)"
+    figure, axes = new_figure(1, len(present), (3.8, 3.4))
+    cmap = _colormap()
+    images = []
+    for j, flavor in enumerate(present):
+        ax = axes[0, j]
+        panel = rows.loc[rows["flavor"] == flavor]
+        grid = np.full((len(words), len(ilps)), np.nan)
+        for row in panel.itertuples():
+            grid[words.index(row.word_bytes), ilps.index(row.ilp)] = row.gbs
+        images.append(ax.imshow(grid, origin="lower", cmap=cmap, vmin=0, vmax=vmax,
+                                 aspect="auto"))
+        for (w, k), value in np.ndenumerate(grid):
+            cell = panel.loc[(panel["word_bytes"] == words[w]) & (panel["ilp"] == ilps[k])]
+            text = f"{value:.0f}" if not math.isnan(value) else (
+                "error" if not cell.empty else "–")
+            dark = not math.isnan(value) and value < 0.55 * vmax
+            ax.text(k, w, text, ha="center", va="center", fontsize=8,
+                    color="white" if dark else (ERROR_COLOR if text == "error" else "black"))
+        ax.set_xticks(range(len(ilps)), [str(k) for k in ilps])
+        ax.set_yticks(range(len(words)), [f"{w} B" for w in words])
+        ax.set_xlabel("elements per thread (ilp)")
+        ax.set_title(flavor, fontsize=10)
+    axes[0, 0].set_ylabel("word size (bytes per load)")
+    figure.colorbar(images[-1], ax=list(axes[0]), label=GBS_LABEL, shrink=0.9)
+    set_title(figure, medians, "Copy bandwidth: word size × elements per thread")
+    footnote(figure, spread_note(rows, "Cells (GB/s)", bars=False)
+             + f" Colour scale: 0 to {scale}. {note}" + error_note(rows))
+    data = rows[["flavor", "word_bytes", "ilp", *SPREAD]].reset_index(drop=True)
+    return Drawn(figure, data, (
+        "Copy bandwidth for each word size (bytes one load moves) and number of elements each"
+        " thread handles: narrow words need more elements per thread to keep enough bytes"
+        " in flight to reach the peak. " + note).strip())
+
+
+def working_set(medians: pd.DataFrame) -> Drawn:
+    """Hot read bandwidth against the working-set size, with the L1 and L2 sizes marked."""
+    rows = family_rows(medians, "cache")
+    if "ws" not in rows.columns:
+        raise Skip("cache/* benchmarks without a ws: parameter")
+    rows = rows.assign(ws=pd.to_numeric(rows["ws"], errors="coerce")).dropna(subset=["ws"])
+    if rows.empty:
+        raise Skip("no cache/* benchmark with a numeric ws: parameter")
+    present = flavors_of(rows)
+    variants = list(dict.fromkeys(rows["variant"]))
+    figure, axes = new_figure(1, 1, (9.0, 4.8))
+    ax = axes[0, 0]
+    shown = []
+    for flavor in present:
+        for v, variant in enumerate(variants):
+            series = rows.loc[(rows["flavor"] == flavor) & (rows["variant"] == variant)]
+            series = series.sort_values("ws")
+            label = flavor if len(variants) == 1 else f"{flavor} {variant}"
+            draw_series(ax, series["ws"], series, gid=f"{flavor}/{variant}", label=label,
+                        linestyle=["-", "--", ":"][v % 3], **line_style(flavor))
+            mark_errors(ax, series.loc[series["error"].notna(), "ws"], color(flavor))
+            shown.append(series[["flavor", "variant", "ws", *SPREAD]])
+    for key, name, style in (("gpu_l1_bytes", "L1 per SM", "--"), ("gpu_l2_bytes", "L2", "-.")):
+        size = medians[key].dropna()
+        if not size.empty:
+            ax.axvline(float(size.iloc[0]), color="black", linestyle=style, linewidth=1,
+                       label=f"{name}: {bytes_text(float(size.iloc[0]))} ({key})")
+    peak = peak_gbs(medians)
+    if peak is not None:
+        ax.axhline(peak, color="black", linestyle=":", linewidth=1.2,
+                   label=f"DRAM theoretical peak {peak:.0f} GB/s")
+    log2_axis(ax, rows["ws"], in_bytes=True)
+    gbs_axis(ax, max(peak or 0.0, float(rows["gbs_hi"].max(skipna=True) or 0),
+                     float(rows["gbs"].max(skipna=True) or 0)))
+    ax.set_xlabel("working set (bytes, log scale)")
+    ax.set_ylabel(GBS_LABEL)
+    handles, _ = ax.get_legend_handles_labels()
+    if rows["error"].notna().any():
+        handles.append(error_handle())
+    ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.95)
+    set_title(figure, medians, "Hot working-set sweep: read bandwidth vs working-set size")
+    footnote(figure, "The working set is read repeatedly (hot caches, no flush). "
+             + spread_note(rows) + error_note(rows))
+    return Drawn(figure, pd.concat(shown, ignore_index=True), (
+        "Read bandwidth of a working set read over and over, against its size: the steps"
+        " down mark where it stops fitting in L1 and then in L2 (dashed lines, sizes from the"
+        " context) and DRAM takes over."))
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def _sweep(medians: pd.DataFrame, sweep: Sweep) -> Drawn:
+    """Bandwidth against one numeric parameter: a panel per type (rows) and op (columns), a
+    line per flavor, the model's prediction dashed, peak and memcpy as horizontal lines."""
+    family, param, base, in_bytes = sweep.family, sweep.param, sweep.base, sweep.in_bytes
+    rows = family_rows(medians, family)
+    if param not in rows.columns:
+        raise Skip(f"{family}/* benchmarks without a {param}: parameter")
+    size = rows["type"].map(element_bytes) if in_bytes else 1
+    x = pd.to_numeric(rows[param], errors="coerce") * size
+    rows = rows.assign(x=x, op=rows["op"].fillna("")).dropna(subset=["x"])
+    if rows.empty:
+        raise Skip(f"no {family}/* benchmark with a numeric {param}: parameter")
+    types, ops = list(dict.fromkeys(rows["type"])), list(dict.fromkeys(rows["op"]))
+    present = flavors_of(rows)
+    refs = reference_lines(medians)
+    top = max([value for value, _ in refs]
+              + [float(rows[c].max(skipna=True) or 0) for c in ("gbs", "gbs_hi")])
+    figure, axes = new_figure(len(types), len(ops), (4.2, 3.0))
+    shown = []
+    for (i, type_), (j, op) in _grid(types, ops):
+        ax = axes[i, j]
+        panel = rows.loc[(rows["type"] == type_) & (rows["op"] == op)]
+        for flavor in present:
+            series = panel.loc[panel["flavor"] == flavor].sort_values(param)
+            if series.empty:
+                continue
+            model = _model(series, param, base)
+            draw_series(ax, series["x"], series, gid=f"{flavor}/{type_}/{op}",
+                        label=flavor, **line_style(flavor))
+            ax.plot(series["x"], model, linestyle="--", linewidth=1, color=color(flavor),
+                    alpha=0.8, gid=f"model {flavor}/{type_}/{op}")
+            mark_errors(ax, series.loc[series["error"].notna(), "x"], color(flavor))
+            shown.append(series[["flavor", "type", "op", param, "x", *SPREAD]]
+                         .assign(model_gbs=model))
+        draw_reference_lines(ax, refs)
+        ax.set_title(f"{type_} · {op}" if op else type_, fontsize=10)
+        if in_bytes:
+            _byte_ticks(ax, panel["x"])
+        else:
+            log2_axis(ax, panel["x"])
+        gbs_axis(ax, top)
+    for ax in axes[-1]:  # figure.supxlabel would collide with the legend below it
+        ax.set_xlabel(sweep.xlabel, fontsize=9)
+    figure.supylabel(GBS_LABEL, fontsize=10)
+    handles = [Line2D([], [], label=f"{f} (measured)", **line_style(f)) for f in present]
+    handles.append(Line2D([], [], color="gray", linestyle="--", linewidth=1,
+                          label=f"model: efficiency × measured at {param}:{base}"))
+    handles += [Line2D([], [], **style) for _, style in refs]
+    if rows["error"].notna().any():
+        handles.append(error_handle())
+    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4),
+                  fontsize=8)
+    set_title(figure, medians, sweep.what)
+    footnote(figure, spread_note(rows) + " Model: the traffic model's efficiency (useful / moved"
+             f" bytes) relative to {param}:{base}, times the bandwidth measured there."
+             + error_note(rows))
+    return Drawn(figure, pd.concat(shown, ignore_index=True), sweep.caption)
+
+
+def _model(series: pd.DataFrame, param: str, base: int) -> pd.Series:
+    """model_efficiency scaled so that it equals the measurement at `param` = base."""
+    at_base = series.loc[(series[param] == base) & series["gbs"].notna()
+                         & (series["model_efficiency"] > 0)]
+    if at_base.empty:
+        return pd.Series(np.nan, index=series.index)
+    anchor = at_base.iloc[0]
+    return series["model_efficiency"] / anchor["model_efficiency"] * anchor["gbs"]
+
+
+def _ratio_label(ax: Axes, x: float, gbs: float, ratio: float, top: float) -> None:
+    """The ratio written upwards inside the top of its bar (above a short bar)."""
+    inside = gbs > 0.25 * top
+    ax.text(x, gbs - top * 0.015 if inside else gbs + top * 0.015, f"{ratio:.3f}",
+            rotation=90, ha="center", va="top" if inside else "bottom", fontsize=7,
+            color="white" if inside else "black")
+
+
+def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> list[str]:
+    rows = medians.loc[medians["flavor"] == flavor]
+    chosen: list[str] = []
+    for _, members in rows.groupby("family", sort=False):
+        if len(members) <= small:
+            chosen += list(members["name"])
+            continue
+        valid = members.loc[members["gbs"].notna()]
+        if not valid.empty:
+            chosen.append(valid.loc[valid["gbs"].idxmax(), "name"])
+    return chosen
+
+
+def _word_ilp_rows(medians: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """vector/w<B>/ilp:K rows with word_bytes, or copy/<type>/ilp:K/grid:full standing in."""
+    if "ilp" in medians.columns:
+        vector = medians.loc[(medians["family"] == "vector") & medians["ilp"].notna()]
+        if not vector.empty:
+            return _with_word_bytes(vector), ""
+        if "grid" in medians.columns:
+            copy = medians.loc[(medians["family"] == "copy") & (medians["grid"] == "full")
+                               & medians["type"].isin(WORD_FALLBACK_TYPES)
+                               & medians["ilp"].notna()]
+            if not copy.empty:
+                return _with_word_bytes(copy), (
+                    "No vector/* benchmark in this run: copy/<type>/ilp:K/grid:full stands in"
+                    " (f32 = 4 B, f32x2 = 8 B, f32x4 = 16 B; f64, also 8 B, is left out). ")
+    raise Skip("no vector/* benchmark (nor copy/*/ilp:K/grid:full to stand in for it)")
+
+
+def _with_word_bytes(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows with the bytes of their type's word; a type the contract does not size is left out."""
+    return rows.assign(word_bytes=rows["type"].map(element_bytes)).dropna(subset=["word_bytes"])
+
+
+def _byte_ticks(ax: Axes, xs: pd.Series) -> None:
+    """Ticks at the measured offsets when there are few, else at round binary steps."""
+    values = sorted(set(xs.dropna()))
+    if len(values) <= 9:
+        ax.xaxis.set_major_locator(FixedLocator(values))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 4, 8]))
+
+
+def _grid(first: list, second: list):
+    """(i, a), (j, b) for every pair, row by row."""
+    for i, a in enumerate(first):
+        for j, b in enumerate(second):
+            yield (i, a), (j, b)
+
+
+def _struct_label(struct: str) -> str:
+    size = element_bytes(struct)
+    return struct if size is None else f"{struct}\n{size} B"
+
+
+def _colormap() -> Colormap:
+    """viridis, with missing cells (errored or not measured) in light grey."""
+    return matplotlib.colormaps["viridis"].with_extremes(bad="lightgray")

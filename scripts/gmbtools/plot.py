@@ -1,0 +1,93 @@
+"""`gmb plot`: draw every figure a results folder has data for, as PNG and SVG.
+
+A figure whose family the run lacks is skipped with a one-line reason; a flavor file that
+cannot be read is reported and the others are drawn. Only a folder with nothing readable is
+an error (`GmbError`); `Plotted.written` empty means no figure applied.
+"""
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import figures, frame, plotkit, results
+from .errors import GmbError
+from .flavors import FLAVORS, json_name
+from .plotkit import Drawn, Skip
+from .results import Results
+
+FIGURES_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    stem: str  # file name without extension
+    heading: str
+    draw: Callable[[pd.DataFrame], Drawn]
+
+
+FIGURES = (
+    FigureSpec("stride", "Bandwidth vs stride", figures.stride),
+    FigureSpec("offset", "Bandwidth vs offset", figures.offset),
+    FigureSpec("flavors", "Load caching: default vs ca vs cg", figures.flavors),
+    FigureSpec("aos_soa", "Array of structs vs struct of arrays", figures.aos_soa),
+    FigureSpec("word_ilp", "Word size × elements per thread", figures.word_ilp),
+    FigureSpec("working_set", "Working-set sweep", figures.working_set),
+)
+
+
+@dataclass
+class Plotted:
+    """What `plot_folder` did: the loaded files, the medians drawn from, and per figure either
+    its files, caption and the values it shows, or the reason it was skipped."""
+
+    loaded: dict[str, Results | str | None]
+    medians: pd.DataFrame
+    written: dict[str, list[Path]] = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)
+    data: dict[str, pd.DataFrame] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def unreadable(self) -> list[str]:
+        return [value for value in self.loaded.values() if isinstance(value, str)]
+
+    def messages(self) -> list[str]:
+        """One line per unreadable file, figure written and figure skipped."""
+        lines = [f"warning: {reason}" for reason in self.unreadable]
+        lines += [f"wrote {paths[0]} (+ .svg)" for paths in self.written.values()]
+        lines += [f"skipped {stem}: {why}" for stem, why in self.skipped.items()]
+        return lines
+
+    def say(self) -> None:
+        """Print `messages()` as `gmb: ...` lines, warnings on stderr."""
+        for line in self.messages():
+            stream = sys.stderr if line.startswith("warning:") else sys.stdout
+            print(f"gmb: {line}", file=stream, flush=True)
+
+
+def plot_folder(folder: Path, out: Path | None = None) -> Plotted:
+    """Draw every figure of FIGURES from folder's default/ca/cg.json into `out`
+    (default folder/figures)."""
+    loaded = results.load_folder(folder)
+    readable = [value for value in loaded.values() if isinstance(value, Results)]
+    if not readable:
+        problems = [value for value in loaded.values() if isinstance(value, str)]
+        names = ", ".join(json_name(f) for f in FLAVORS)
+        raise GmbError("; ".join(problems) if problems
+                       else f"{folder}: no results to plot (none of {names})")
+    plotted = Plotted(loaded, frame.medians_frame(readable))
+    out = out if out is not None else folder / FIGURES_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    for spec in FIGURES:
+        try:
+            drawn = spec.draw(plotted.medians)
+        except Skip as why:
+            plotted.skipped[spec.stem] = str(why)
+            continue
+        plotted.written[spec.stem] = plotkit.save(drawn.figure, out / spec.stem)
+        plotted.captions[spec.stem] = drawn.caption
+        plotted.data[spec.stem] = drawn.data
+    return plotted

@@ -1,0 +1,171 @@
+"""`gmb plot`, `gmb report` and `gmb load` end to end: files written, report.md's content, and
+every error a user can hit (one line; a non-zero exit only when nothing could be produced)."""
+
+import json
+import shutil
+import sys
+
+import pandas as pd
+import pytest
+from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, write_gb
+
+import gmbtools
+from gmbtools import frame, plot, report, run
+from gmbtools.cli import main
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    """`gmb report` on a folder with two of the synthetic family files (the figures of three
+    flavors are drawn in test_figures.py; saving two keeps this test quick)."""
+    folder = tmp_path_factory.mktemp("run")
+    for flavor in ("default", "ca"):
+        shutil.copy(SYNTHETIC_FAMILIES[flavor], folder / f"{flavor}.json")
+    path, plotted = report.write_report(folder)
+    return folder, path.read_text(), plotted
+
+
+def one_line_error(capsys, fragment):
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("gmb: error: ") and fragment in err[0], err
+    return err[0]
+
+
+def test_every_figure_is_written_as_png_and_svg(reported):
+    folder, _, plotted = reported
+    assert plotted.skipped == {}
+    assert list(plotted.written) == [spec.stem for spec in plot.FIGURES]
+    for spec in plot.FIGURES:
+        png, svg = folder / "figures" / f"{spec.stem}.png", folder / "figures" / f"{spec.stem}.svg"
+        assert plotted.written[spec.stem] == [png, svg]
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        assert svg.read_text()[:200].lstrip().startswith("<?xml") and "</svg>" in svg.read_text()
+
+
+def test_plotted_data_is_the_medians_of_the_input(reported):
+    _, _, plotted = reported
+    medians = plotted.medians.set_index(["flavor", "name"])["gbs"]
+    for stem, data in plotted.data.items():
+        assert not data.empty, stem
+        for row in data.itertuples():
+            want = medians[row.flavor, row.name]
+            assert row.gbs == want or (pd.isna(row.gbs) and pd.isna(want)), (stem, row.name)
+
+
+def test_report_embeds_every_figure_with_a_sentence(reported):
+    _, text, plotted = reported
+    assert text.startswith("# gmembench report: NVIDIA H200\n")
+    for spec in plot.FIGURES:
+        assert f"### {spec.heading}\n\n![{spec.heading}](figures/{spec.stem}.png)\n" in text
+        assert f"{plotted.captions[spec.stem]} ([SVG](figures/{spec.stem}.svg))" in text
+    assert "- flavors: default, ca (`default.json`, `ca.json`)" in text
+    assert "- values: one run per benchmark; GB/s = 10⁹ B/s" in text
+
+
+def test_report_has_headline_errors_and_context(reported):
+    _, text, _ = reported
+    for flavor in ("default", "ca"):
+        assert f"### Flavor `{flavor}`" in text
+    assert "| ref/memcpy_d2d | `ref/memcpy_d2d` | 4277.8 | 88.9 | n/a |" in text
+    errors = text[text.index("## Errored or skipped benchmarks"):text.index("## Context")]
+    assert "| default | `vector/w16/ilp:8` | verification failed: 5 of 125829120" in errors
+    assert "| ca | `stride/f32/read/s:8` | verification failed: 1 of 503316480" in errors
+    assert len([line for line in errors.splitlines() if line.startswith("| d")]) == 1
+    assert "| gpu_l2_bytes | 62914560 | 62914560 |" in text
+
+
+def test_plot_of_the_committed_h200_run(tmp_path, capsys):
+    shutil.copy(H200_RUN / "default.json", tmp_path)  # one flavor, to keep the test quick
+    assert main(["plot", str(tmp_path), "--out", str(tmp_path / "figs")]) == 0
+    out = capsys.readouterr().out
+    assert f"gmb: wrote {tmp_path / 'figs' / 'word_ilp.png'} (+ .svg)" in out
+    assert "gmb: skipped stride: no stride/* benchmark in this run" in out
+    assert "gmb: skipped flavors: only one flavor (default) in this run" in out
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["word_ilp.png", "word_ilp.svg"]
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["plot", "report"])
+def test_missing_folder(command, capsys):
+    assert main([command, "/nonexistent"]) == 1
+    one_line_error(capsys, "/nonexistent: no such directory")
+
+
+@pytest.mark.parametrize("command", ["plot", "report"])
+def test_folder_without_results(command, tmp_path, capsys):
+    assert main([command, str(tmp_path)]) == 1
+    one_line_error(capsys, "no results to plot (none of default.json, ca.json, cg.json)")
+
+
+@pytest.mark.parametrize(("content", "fragment"), [
+    ("", "default.json: file is empty"),
+    (SYNTHETIC_DEFAULT.read_text()[:2000], "default.json: truncated or corrupt JSON"),
+    (json.dumps({"results": [1, 2]}), "default.json: not Google Benchmark JSON output"),
+])
+def test_the_only_file_unreadable(tmp_path, capsys, content, fragment):
+    (tmp_path / "default.json").write_text(content)
+    assert main(["plot", str(tmp_path)]) == 1
+    one_line_error(capsys, fragment)
+
+
+def test_report_of_a_run_without_the_new_families_and_an_unreadable_file(tmp_path, capsys):
+    shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "default.json")
+    (tmp_path / "cg.json").write_text("")
+    assert main(["report", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.strip() == f"gmb: warning: {tmp_path / 'cg.json'}: file is empty" \
+                                   " (did the benchmark run start?)"
+    out = captured.out
+    assert "gmb: skipped stride: every stride/* benchmark in this run errored or was skipped" in out
+    assert "gmb: skipped offset: no offset/* benchmark in this run" in out
+    assert "gmb: skipped flavors: only one flavor (default) in this run" in out
+    assert out.rstrip().splitlines()[-1] == str(tmp_path / "report.md")
+    text = (tmp_path / "report.md").read_text()
+    assert "**Not included:**" in text and "cg.json: file is empty" in text
+    assert "**Not drawn:** no offset/\\* benchmark in this run." in text
+    assert "| default | `copy/f64/ilp:2` | verification failed" in text
+    assert "| best read | `read/f32x4` | 3020.0 | 90.1 | 0.8 % |" in text  # summary's table
+
+
+def test_nothing_to_draw_fails_plot_but_not_report(tmp_path, capsys):
+    write_gb(tmp_path / "default.json", [{"name": "misc/thing", "run_type": "iteration",
+                                          "bytes_per_second": 1 * T}],
+             {"gmb_flavor": "default", "gpu_name": "X"})
+    assert main(["plot", str(tmp_path)]) == 1
+    one_line_error(capsys, "no figure could be drawn from this run")
+    assert main(["report", str(tmp_path)]) == 0  # the report still has the numbers
+    assert "**Not drawn:**" in (tmp_path / "report.md").read_text()
+
+
+def test_load_describes_or_writes_csv(tmp_path, capsys):
+    assert main(["load", str(SYNTHETIC_DEFAULT), str(SYNTHETIC_CA)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("from 2 file(s)") and "flavors: default, ca" in out
+    out_csv = tmp_path / "all.csv"
+    assert main(["load", str(SYNTHETIC_DEFAULT), "--csv", str(out_csv)]) == 0
+    table = pd.read_csv(out_csv)
+    expected = frame.load_frame([SYNTHETIC_DEFAULT])
+    assert list(table.columns) == list(expected.columns) and len(table) == len(expected)
+    assert table["gbs"].fillna(-1).tolist() == pytest.approx(expected["gbs"].fillna(-1).tolist())
+
+
+def test_load_errors(tmp_path, capsys):
+    assert main(["load", str(tmp_path / "none.json")]) == 1
+    one_line_error(capsys, "none.json: no such file")
+    assert main(["load", str(tmp_path / "none.json"), str(SYNTHETIC_CA)]) == 0
+    assert "gmb: warning: " in capsys.readouterr().err
+    assert main(["load"]) == 2
+    one_line_error(capsys, "required: FILE")
+
+
+def test_without_pandas_or_matplotlib(monkeypatch, tmp_path, capsys):
+    for name in ("pandas", "gmbtools.plot", "gmbtools.report", "gmbtools.frame"):
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delattr(gmbtools, "report")
+    assert main(["plot", str(H200_RUN)]) == 1
+    one_line_error(capsys, "this command needs pandas and matplotlib")
+    # gmb run still succeeds: one line, no figures.
+    run.figures_and_report(tmp_path)
+    out = capsys.readouterr().out
+    assert out.startswith("gmb: no figures or report.md: ") and len(out.splitlines()) == 1
