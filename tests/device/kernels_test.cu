@@ -75,7 +75,13 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       const bool indexed = family == "gather" || family == "scatter";
       EXPECT_EQ(c.bytes_read, c.bytes_written * (indexed ? 2 : 1));
       ASSERT_TRUE(c.model.has_value());
-      EXPECT_GE(c.model->dram_bytes, 0.99 * (c.bytes_read + c.bytes_written));
+      if (c.name == "warp/broadcast") {
+        // A warp's 32 reads are one 64-B chunk from DRAM; its 128 B of writes all count.
+        EXPECT_NEAR(c.model->dram_bytes, 0.75 * (c.bytes_read + c.bytes_written),
+                    0.01 * c.bytes_read);
+      } else {
+        EXPECT_GE(c.model->dram_bytes, 0.99 * (c.bytes_read + c.bytes_written));
+      }
       continue;
     }
     if (family == "matrix") {  // verify() checked the matrix and the untouched padding

@@ -88,12 +88,17 @@ TEST(PredictTraffic, StrideTwoLoadsMoveTwiceTheUsefulBytes) {
   EXPECT_DOUBLE_EQ(p.efficiency(), 0.5);
 }
 
-TEST(PredictTraffic, PartialSectorStoresAlsoReadTheirChunk) {
+TEST(PredictTraffic, PartialSectorStoresAlsoReadTheirSector) {
   const std::size_t threads = 1 << 16;
   const auto p = predict_traffic(strided_map{2}, threads, 4, access_kind::kStore);
-  // Four lanes half-fill each sector: it is written back whole and its 64-B chunk read first.
+  // Four lanes half-fill each sector: it is read first, then written back whole.
   const double sectors = threads / 4.0;
-  EXPECT_DOUBLE_EQ(p.dram_bytes, sectors * 32 + sectors / 2 * 64);
+  EXPECT_DOUBLE_EQ(p.dram_bytes, sectors * 32 + sectors * 32);
+  // Sixteen floats apart, every store has a sector of its own (a 64-B load would read 64 B).
+  const auto sparse = predict_traffic(strided_map{16}, threads, 4, access_kind::kStore);
+  EXPECT_DOUBLE_EQ(sparse.dram_bytes, threads * 64.0);
+  const auto sparse_load = predict_traffic(strided_map{16}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(sparse_load.dram_bytes, threads * 64.0);
 }
 
 TEST(PredictTraffic, AosOneFieldOfTwelveBytesIsTwelveSectors) {
