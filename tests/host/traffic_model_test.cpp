@@ -27,6 +27,11 @@ TEST(WarpModel, UnitStrideFloatIsFourSectors) {
 
 TEST(WarpModel, StrideTwoIsEightSectors) { EXPECT_EQ(model_warp(lanes(0, 8), 4).sectors, 8u); }
 
+TEST(WarpModel, StrideEightOrMoreIsThirtyTwoSectors) {
+  for (std::uint64_t s : {8, 9, 32, 1024}) EXPECT_EQ(model_warp(lanes(0, 4 * s), 4).sectors, 32u);
+  EXPECT_EQ(model_warp(lanes(0, 4 * 4), 4).sectors, 16u);
+}
+
 TEST(WarpModel, MisalignedByOneWordIsFiveSectors) {
   EXPECT_EQ(model_warp(lanes(4, 4), 4).sectors, 5u);
 }
