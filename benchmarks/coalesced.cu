@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "benchmarks/families.hpp"
 #include "gmb/element_types.cuh"
@@ -121,12 +122,18 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
   }
 }
 
+/// Calls f(std::integral_constant<unsigned, K>) for every elements-per-thread K of the suite.
+template <class F>
+void for_each_ilp(F&& f) {
+  f(std::integral_constant<unsigned, 1>{});
+  f(std::integral_constant<unsigned, 2>{});
+  f(std::integral_constant<unsigned, 4>{});
+  f(std::integral_constant<unsigned, 8>{});
+}
+
 template <class T>
 void add_type(environment& env, std::vector<bench_case>& cases) {
-  add_cases<T, 1>(env, cases);
-  add_cases<T, 2>(env, cases);
-  add_cases<T, 4>(env, cases);
-  add_cases<T, 8>(env, cases);
+  for_each_ilp([&](auto ilp) { add_cases<T, decltype(ilp)::value>(env, cases); });
 }
 
 /// The vector family: the same bytes copied in words of sizeof(T) bytes, Ilp words per thread.
@@ -139,10 +146,7 @@ void add_vector_case(environment& env, std::vector<bench_case>& cases) {
 
 template <class T>
 void add_word(environment& env, std::vector<bench_case>& cases) {
-  add_vector_case<T, 1>(env, cases);
-  add_vector_case<T, 2>(env, cases);
-  add_vector_case<T, 4>(env, cases);
-  add_vector_case<T, 8>(env, cases);
+  for_each_ilp([&](auto ilp) { add_vector_case<T, decltype(ilp)::value>(env, cases); });
 }
 
 }  // namespace
