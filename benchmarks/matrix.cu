@@ -2,6 +2,7 @@
 // 4096) and are not (1000, 4000) multiples of 32 elements; pad:1 uses the row pitch that
 // cudaMallocPitch returns for the width (registered only where it differs from the width).
 // The matrix fills the arrays; words outside it (padding) must stay poisoned.
+#include <algorithm>
 #include <vector>
 
 #include "benchmarks/families.hpp"
@@ -22,19 +23,6 @@ struct matrix_words {
   }
 };
 
-/// Thread t of the traversal order -> element (row-major: along rows; else down columns).
-/// Warps that would cross a row end are not modelled separately (widths not a multiple of 32).
-struct matrix_map {
-  std::size_t width, height, pitch;
-  bool column_major;
-  GMB_HD unsigned slots() const { return 1; }
-  GMB_HD std::size_t operator()(std::size_t t, unsigned) const {
-    const std::size_t row = column_major ? t % height : t / width;
-    const std::size_t col = column_major ? t / height : t % width;
-    return row * pitch + col;
-  }
-};
-
 std::size_t pitch_for(std::size_t width) {
   void* probe = nullptr;
   std::size_t pitch_bytes = 0;
@@ -47,13 +35,13 @@ template <bool ColumnMajor>
 bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, bool padded) {
   const std::size_t height = env.array_bytes() / sizeof(float) / pitch;
   const std::size_t elements = width * height;
-  const unsigned w = static_cast<unsigned>(width), h = static_cast<unsigned>(height);
-  const unsigned along = ColumnMajor ? h : w, across = ColumnMajor ? w : h;
-  const dim3 block(kMatrixBlockX, kMatrixBlockY);
-  const dim3 grid((along + kMatrixBlockX - 1) / kMatrixBlockX,
-                  std::min((across + kMatrixBlockY - 1) / kMatrixBlockY, 65535u));
-  const matrix_words expected{kInputPattern, width, height, pitch};
   const matrix_map map{width, height, pitch, ColumnMajor};
+  const dim3 block(kMatrixBlockX, kMatrixBlockY);
+  const dim3 grid(
+      static_cast<unsigned>((map.along_extent() + kMatrixBlockX - 1) / kMatrixBlockX),
+      static_cast<unsigned>(
+          std::min<std::size_t>((map.across_extent() + kMatrixBlockY - 1) / kMatrixBlockY, 65535)));
+  const matrix_words expected{kInputPattern, width, height, pitch};
 
   bench_case c;
   c.name = bench_name("matrix", ColumnMajor ? "cols" : "rows",
@@ -63,13 +51,13 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
     e.out().poison(e.stream());
   };
   c.launch = [=](environment& e) {
-    matrix_copy<ColumnMajor, cache_op::kDefault><<<grid, block, 0, e.stream()>>>(
-        e.in().data<const float>(), e.out().data<float>(), w, h, pitch);
+    matrix_copy<cache_op::kDefault><<<grid, block, 0, e.stream()>>>(e.in().data<const float>(),
+                                                                    e.out().data<float>(), map);
   };
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = c.bytes_written = 4.0 * elements;
-  c.model = predict_traffic(map, elements, 4, access_kind::kLoad) +
-            predict_traffic(map, elements, 4, access_kind::kStore);
+  c.model = predict_traffic(map, map.threads(), 4, access_kind::kLoad) +
+            predict_traffic(map, map.threads(), 4, access_kind::kStore);
   return c;
 }
 

@@ -6,23 +6,22 @@
 #include <cstddef>
 
 #include "gmb/cache_op.cuh"
+#include "gmb/pattern.cuh"
 
 namespace gmb {
 
-inline constexpr unsigned kMatrixBlockX = 32, kMatrixBlockY = 8;
+inline constexpr unsigned kMatrixBlockX = matrix_map::kBlockX;
+inline constexpr unsigned kMatrixBlockY = matrix_map::kBlockY;
 
-template <bool ColumnMajor, cache_op Load>
+/// x runs along the traversal (threadIdx.x: the lanes of a warp), y across it.
+template <cache_op Load>
 __global__ void __launch_bounds__(kMatrixBlockX* kMatrixBlockY)
-    matrix_copy(const float* in, float* out, unsigned width, unsigned height, std::size_t pitch) {
-  const unsigned x = blockIdx.x * kMatrixBlockX + threadIdx.x;
-  const unsigned y_end = ColumnMajor ? width : height;
-  for (unsigned y = blockIdx.y * kMatrixBlockY + threadIdx.y; y < y_end;
-       y += gridDim.y * kMatrixBlockY) {
-    const unsigned row = ColumnMajor ? x : y, col = ColumnMajor ? y : x;
-    if (row < height && col < width) {
-      const std::size_t i = std::size_t(row) * pitch + col;
-      out[i] = load<Load>(in + i);
-    }
+    matrix_copy(const float* in, float* out, matrix_map map) {
+  const std::size_t along = blockIdx.x * kMatrixBlockX + threadIdx.x;
+  for (std::size_t across = blockIdx.y * kMatrixBlockY + threadIdx.y;
+       across < map.across_extent(); across += gridDim.y * kMatrixBlockY) {
+    const std::size_t i = map.element(along, across);
+    if (i != matrix_map::kNone) out[i] = load<Load>(in + i);
   }
 }
 

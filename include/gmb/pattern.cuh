@@ -87,6 +87,41 @@ struct tile_transpose_map {
   }
 };
 
+/// A height x width matrix stored row by row, `pitch` elements per row, traversed row-major (a
+/// warp along a row) or column-major (a warp down a column) by blocks of 32 x 8 threads.
+/// `element(along, across)` is the kernel's map from its 2-D thread position; the model's view,
+/// operator(), numbers the threads of such a launch in order (x fastest, then the 8 warps of a
+/// block, then blocks along the traversal); lanes past the matrix's edge are idle, modelled as
+/// repeating the edge element (no new sectors).
+struct matrix_map {
+  static constexpr std::size_t kNone = ~std::size_t(0);
+  static constexpr unsigned kBlockX = 32, kBlockY = 8;
+  std::size_t width, height, pitch;
+  bool column_major;
+
+  GMB_HD std::size_t along_extent() const { return column_major ? height : width; }
+  GMB_HD std::size_t across_extent() const { return column_major ? width : height; }
+  /// Threads of the model's launch: whole blocks covering the matrix.
+  GMB_HD std::size_t threads() const {
+    return (along_extent() + kBlockX - 1) / kBlockX * kBlockX *
+           ((across_extent() + kBlockY - 1) / kBlockY * kBlockY);
+  }
+  GMB_HD std::size_t element(std::size_t along, std::size_t across) const {
+    const std::size_t row = column_major ? along : across, col = column_major ? across : along;
+    return row < height && col < width ? row * pitch + col : kNone;
+  }
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    const std::size_t blocks_along = (along_extent() + kBlockX - 1) / kBlockX;
+    const std::size_t block = thread / (kBlockX * kBlockY);
+    std::size_t along = block % blocks_along * kBlockX + thread % kBlockX;
+    std::size_t across = block / blocks_along * kBlockY + thread / kBlockX % kBlockY;
+    if (along >= along_extent()) along = along_extent() - 1;
+    if (across >= across_extent()) across = across_extent() - 1;
+    return element(along, across);
+  }
+};
+
 /// A fixed pseudo-random permutation of [0, 2^bits) (bits 2..32): odd multiplications and
 /// xor-shifts, each a bijection modulo 2^bits; `seed` picks one. As a generator it fills index
 /// tables (word w holds the image of w).

@@ -66,6 +66,21 @@ TEST(WarpMaps, PermutationsStayInTheirSegmentOrTile) {
   EXPECT_EQ(warp_broadcast_map{}(45, 0), 32u);
 }
 
+TEST(MatrixMap, ElementsAndLaunchOrder) {
+  const matrix_map rows{1000, 10, 1024, false}, cols{1000, 10, 1024, true};
+  EXPECT_EQ(rows.element(999, 9), 9u * 1024 + 999);  // along = column
+  EXPECT_EQ(cols.element(9, 999), 9u * 1024 + 999);  // along = row
+  EXPECT_EQ(rows.element(1000, 0), matrix_map::kNone);
+  EXPECT_EQ(cols.element(10, 0), matrix_map::kNone);
+  EXPECT_EQ(rows.threads(), 1024u * 16);  // 32 blocks along, 2 across
+  // Launch order: lane, then the block's 8 warps, then the next block along the traversal.
+  EXPECT_EQ(rows(1, 0), 1u);
+  EXPECT_EQ(rows(32, 0), 1024u);
+  EXPECT_EQ(rows(256, 0), 32u);
+  EXPECT_EQ(rows(31 * 256 + 31, 0), 999u);  // an idle lane past the edge repeats the edge
+  EXPECT_EQ(cols(1, 0), 1024u);              // down the column
+}
+
 TEST(SimpleMaps, StrideOffsetBroadcast) {
   EXPECT_EQ((strided_map{8}(3, 0)), 24u);
   EXPECT_EQ((offset_map{1}(3, 0)), 4u);

@@ -149,6 +149,18 @@ TEST(PredictTraffic, LoadsAndStoresAreCountedApart) {
   EXPECT_DOUBLE_EQ(write.sectors_per_request(), 8.0);
 }
 
+TEST(PredictTraffic, MatrixTraversals) {
+  const matrix_map rows{1024, 1024, 1024, false}, cols{1024, 1024, 1024, true};
+  const auto r = predict_traffic(rows, rows.threads(), 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(r.sectors_per_request(), 4.0);
+  EXPECT_DOUBLE_EQ(r.efficiency(), 1.0);
+  // Down a column a warp touches 32 rows; the 8 warps of a block take 8 neighbouring columns,
+  // one full sector per row, but only half of each 64-B chunk.
+  const auto c = predict_traffic(cols, cols.threads(), 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(c.sectors_per_request(), 32.0);
+  EXPECT_DOUBLE_EQ(c.efficiency(), 0.5);
+}
+
 TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
   const auto p = predict_traffic(broadcast_map{7}, 1 << 12, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(p.sectors_per_request(), 1.0);
