@@ -76,6 +76,8 @@ unsigned long long environment::read_counter() {
   return value;
 }
 
+namespace {
+
 /// Logical bytes (all launches of all iterations), % of peak, and the model's prediction.
 void set_counters(benchmark::State& state, environment& env, const bench_case& c, int launches) {
   const double bytes = (c.bytes_read + c.bytes_written) * launches;
@@ -112,6 +114,8 @@ class release_guard {
   environment& env_;
   const bench_case& c_;
 };
+
+}  // namespace
 
 std::string run_untimed(environment& env, const bench_case& c, int launches) {
   const release_guard guard(env, c);
