@@ -1,9 +1,9 @@
 """The `gmb` command line: one argparse parser with a subcommand per job.
 
 Every error a user can cause ends as one `gmb: error: ...` line on stderr and a non-zero exit
-status, argparse's own usage errors included. Subcommands import what they need, so `gmb run`
-and `gmb summary` work with the standard library alone; `load`, `plot` and `report` need pandas
-and matplotlib and say so in one line where they are missing.
+status, argparse's own usage errors included. Subcommands import what they need, so `gmb run`,
+`gmb summary` and `gmb compare` work with the standard library alone; `load`, `plot` and
+`report` need pandas and matplotlib and say so in one line where they are missing.
 """
 
 import argparse
@@ -85,6 +85,29 @@ def build_parser() -> argparse.ArgumentParser:
         "Draw the figures into RESULTS_DIR/figures and write RESULTS_DIR/report.md: the "
         "headline numbers, every figure with what it shows, errors and the run's context.",
     ).add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+
+    compare = _command(
+        commands, "compare", _compare,
+        "tabulate bandwidth ratios B/A of two runs, or of the flavors of one run",
+        "Pair the benchmarks of A.json and B.json by name and print a markdown table of their "
+        "median GB/s, the ratio B/A, each side's cv (spread of the repetitions) and a flag `*` "
+        "where |B/A - 1| > max(3 x sqrt(cvA^2 + cvB^2), 0.5 %). Only flagged rows are listed "
+        "(largest difference first) unless --all; names in one file only and errored "
+        "benchmarks are listed by name. --flavors RESULTS_DIR compares default.json, ca.json "
+        "and cg.json of one run: ca/default, cg/default and cg/ca.",
+    )
+    compare.add_argument("files", type=Path, nargs="*", metavar="FILE",
+                         help="A.json B.json (ratios are B/A)")
+    compare.add_argument("--flavors", type=Path, metavar="RESULTS_DIR",
+                         help="compare the flavor files of one run instead of two files")
+    compare.add_argument("--csv", type=Path, metavar="OUT",
+                         help="also write every pair to OUT as CSV (numbers unrounded)")
+    compare.add_argument("--md", type=Path, metavar="OUT",
+                         help="also write the printed markdown to OUT")
+    compare.add_argument("--filter", metavar="REGEX",
+                         help="only benchmarks whose name REGEX matches (re.search)")
+    compare.add_argument("--all", action="store_true",
+                         help="list every pair, not only the flagged ones")
 
     ncu = _command(
         commands, "ncu", _ncu,
@@ -197,6 +220,37 @@ def _report(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     path, plotted = _plotting_module("report").write_report(args.results_dir)
     plotted.say()
     print(path)
+    return 0
+
+
+def _compare(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    import re
+
+    from . import compare
+
+    # parse_known_args leaves positionals that follow an option (`A.json --all B.json`) in extra.
+    files = [*args.files, *(Path(arg) for arg in extra if not arg.startswith("-"))]
+    _no_extra([arg for arg in extra if arg.startswith("-")])
+    if args.flavors is not None and files:
+        raise GmbError("give either two files or --flavors RESULTS_DIR, not both", 2)
+    if args.flavors is None and len(files) != 2:
+        raise GmbError(f"compare takes two files A.json B.json or --flavors RESULTS_DIR, "
+                       f"got {len(files)} file{'' if len(files) == 1 else 's'}", 2)
+    try:
+        name_filter = re.compile(args.filter) if args.filter is not None else None
+    except re.error as err:
+        raise GmbError(f"--filter: not a regular expression ({err})", 2) from None
+
+    if args.flavors is not None:
+        comparisons, preamble = compare.compare_flavors(args.flavors, name_filter)
+    else:
+        comparisons, preamble = compare.compare_files(files[0], files[1], name_filter), []
+    text = compare.markdown(comparisons, preamble, args.all, name_filter)
+    if args.csv is not None:
+        compare.write_csv(comparisons, args.csv)
+    if args.md is not None:
+        args.md.write_text(text, encoding="utf-8")
+    print(text, end="")
     return 0
 
 

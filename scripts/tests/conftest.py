@@ -3,10 +3,12 @@
 Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with known numbers
 (synthetic_families_*.json by fixtures/make_synthetic_families.py); files from real GPU runs
 (gb183_default.json, ...) may be added beside them and are picked up by the tests that
-parametrize over `ALL_FIXTURES`. H200_RUN is a committed run of the suite.
+parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are committed runs of the suite
+(CACHING_RUN: all families, three flavors, 5 repetitions). `gmb(...)` runs the CLI as a user does.
 """
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +23,21 @@ SYNTHETIC_CA = FIXTURES / "synthetic_gb171_ca.json"  # GB 1.7.1, no repetitions
 SYNTHETIC_FAMILIES = {flavor: FIXTURES / f"synthetic_families_{flavor}.json"
                       for flavor in ("default", "ca", "cg")}
 H200_RUN = SCRIPTS.parent / "results" / "nvidia-h200" / "20261122-022717"
+CACHING_RUN = SCRIPTS.parent / "results" / "nvidia-h200" / "20261122-030335"
+GMB = SCRIPTS / "gmb"
+
+
+def gmb(*args):
+    return subprocess.run([sys.executable, str(GMB), *args], capture_output=True, text=True)
+
+
+def assert_one_line_error(proc, fragment):
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gmb: error: "), proc.stderr
+    assert fragment in lines[0]
+
 
 # --- small hand-made files in Google Benchmark's layout --------------------------------------
 

@@ -1,23 +1,8 @@
 import shutil
 import subprocess
-import sys
 
 import pytest
-from conftest import SCRIPTS, SYNTHETIC_CA, SYNTHETIC_DEFAULT
-
-GMB = SCRIPTS / "gmb"
-
-
-def gmb(*args):
-    return subprocess.run([sys.executable, str(GMB), *args], capture_output=True, text=True)
-
-
-def assert_one_line_error(proc, fragment):
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gmb: error: "), proc.stderr
-    assert fragment in lines[0]
+from conftest import GMB, SYNTHETIC_CA, SYNTHETIC_DEFAULT, assert_one_line_error, gmb
 
 
 def test_summary_of_a_missing_folder():
