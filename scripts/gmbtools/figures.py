@@ -367,11 +367,27 @@ def _with_word_bytes(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(word_bytes=rows["type"].map(element_bytes)).dropna(subset=["word_bytes"])
 
 
+def _spaced(values: list, min_gap: float) -> list:
+    """The values at least `min_gap` apart, the first and the last always kept (the last one
+    replaces a kept value that sits too close to it), so tick labels never overlap."""
+    kept: list = []
+    for v in values:
+        if not kept or v - kept[-1] >= min_gap:
+            kept.append(v)
+    if values and kept[-1] != values[-1]:
+        if len(kept) > 1:
+            kept[-1] = values[-1]
+        else:
+            kept.append(values[-1])
+    return kept
+
+
 def _byte_ticks(ax: Axes, xs: pd.Series) -> None:
     """Ticks at the measured offsets when there are few, else at round binary steps."""
     values = sorted(set(xs.dropna()))
     if len(values) <= 9:
-        ax.xaxis.set_major_locator(FixedLocator(values))
+        span = values[-1] - values[0] if values else 0
+        ax.xaxis.set_major_locator(FixedLocator(_spaced(values, span / 20)))
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 4, 8]))
 

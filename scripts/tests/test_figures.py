@@ -225,3 +225,13 @@ def test_non_numeric_sweep_values_are_skipped_not_a_traceback(families):
     sizes = families["ws"].astype("str").where(families["family"] != "cache", "64K")
     with pytest.raises(Skip, match="no cache/\\* benchmark with a numeric ws: parameter"):
         figures.working_set(families.assign(ws=sizes))
+
+
+def test_offset_ticks_never_crowd():
+    from gmbtools.figures import _spaced
+
+    # f32 offsets in bytes: 124 sits too close to 128 and 4 to 0; the ends always stay.
+    assert _spaced([0, 4, 8, 16, 32, 64, 124, 128], 6.4) == [0, 8, 16, 32, 64, 128]
+    assert _spaced([0, 16, 32, 64, 112, 128], 6.4) == [0, 16, 32, 64, 112, 128]
+    assert _spaced([0, 1], 5) == [0, 1]
+    assert _spaced([7], 0) == [7]
