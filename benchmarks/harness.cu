@@ -100,6 +100,16 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
   }
 }
 
+/// One timed iteration: the flush (DRAM benchmarks, untimed), then `launches` launches between
+/// the timer's events; returns their seconds.
+double timed_iteration(environment& env, const bench_case& c, int launches) {
+  if (c.cold_l2) env.flush().flush(env.stream());
+  env.timer().start(env.stream());
+  for (int i = 0; i < launches; ++i) c.launch(env);
+  env.timer().stop(env.stream());
+  return env.timer().seconds();
+}
+
 /// Calls the case's release when the run ends, however it ends.
 class release_guard {
  public:
@@ -140,13 +150,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     c.launch(env);  // warm-up: module load, first touch, clocks
     GMB_CUDA_CHECK(cudaGetLastError());
     c.prepare(env);  // poison again: verification must see the timed launches' writes
-    for (auto _ : state) {
-      if (c.cold_l2) env.flush().flush(env.stream());
-      env.timer().start(env.stream());
-      for (int i = 0; i < launches; ++i) c.launch(env);
-      env.timer().stop(env.stream());
-      state.SetIterationTime(env.timer().seconds());
-    }
+    for (auto _ : state) state.SetIterationTime(timed_iteration(env, c, launches));
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
     const std::string error = c.verify(env);
@@ -165,13 +169,7 @@ void run_profiled(benchmark::State& state, environment& env, const bench_case& c
   try {
     const release_guard guard(env, c);
     c.prepare(env);
-    for (auto _ : state) {
-      if (c.cold_l2) env.flush().flush(env.stream());
-      env.timer().start(env.stream());
-      c.launch(env);
-      env.timer().stop(env.stream());
-      state.SetIterationTime(env.timer().seconds());
-    }
+    for (auto _ : state) state.SetIterationTime(timed_iteration(env, c, 1));
     GMB_CUDA_CHECK(cudaGetLastError());
   } catch (const std::exception& e) {
     record_failure(state, c.name, e.what());
