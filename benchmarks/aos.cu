@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/xor_case.cuh"
+#include "gmb/mapped_check.cuh"
 #include "gmb/naming.hpp"
 #include "gmb/pattern.cuh"
 #include "kernels/aos.cuh"
@@ -15,42 +17,9 @@ namespace gmb {
 
 namespace {
 
-/// What output word t must hold: the xor of `fields` input words t*stride + f*field_step, and
-/// the poison past the n structures (nothing may be written there).
-struct fields_xor_words {
-  word_pattern in;
-  std::size_t n, stride, field_step;
-  unsigned fields;
-  GMB_HD std::uint32_t operator()(std::size_t t) const {
-    if (t >= n) return kPoisonWord;
-    std::uint32_t x = 0;
-    for (unsigned f = 0; f < fields; ++f) x ^= in(t * stride + f * field_step);
-    return x;
-  }
-};
-
-/// The load width the compiler uses for a whole structure (its alignment, at most 16 B).
 /// The load width the compiler uses for a whole structure (its alignment, at most 16 B).
 template <class S>
 constexpr unsigned kLoadBytes = alignof(S) < 16 ? alignof(S) : 16;
-
-/// One case: the output (one word per structure) is checked against `expected` everywhere.
-bench_case fields_case(std::string name, std::function<void(environment&)> launch,
-                       const fields_xor_words& expected, const traffic_prediction& load_model,
-                       double read_bytes) {
-  bench_case c;
-  c.name = std::move(name);
-  c.prepare = [](environment& e) {
-    e.in().fill(kInputPattern, e.stream());
-    e.out().poison(e.stream());
-  };
-  c.launch = std::move(launch);
-  c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
-  c.bytes_read = read_bytes;
-  c.bytes_written = 4.0 * expected.n;
-  c.model = load_model + predict_traffic(offset_map{0}, expected.n, 4, access_kind::kStore);
-  return c;
-}
 
 template <class S>
 void add_struct(environment& env, const char* name, std::vector<bench_case>& cases) {
@@ -62,40 +31,40 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
   auto out = [](environment& e) { return e.out().data<std::uint32_t>(); };
   auto structs = [](environment& e) { return e.in().data<const S>(); };
   auto fields = [](environment& e) { return e.in().data<const float>(); };
-  const fields_xor_words aos_one{kInputPattern, n, kW, 1, 1};
-  const fields_xor_words aos_all{kInputPattern, n, kW, 1, kF};
-  const fields_xor_words soa_one{kInputPattern, n, 1, n, 1};
-  const fields_xor_words soa_all{kInputPattern, n, 1, n, kF};
+  const mapped_xor_words<aos_map> aos_one{kInputPattern, {kW, 1}, n};
+  const mapped_xor_words<aos_map> aos_all{kInputPattern, {kW, kF}, n};
+  const mapped_xor_words<soa_map> soa_one{kInputPattern, {n, 1}, n};
+  const mapped_xor_words<soa_map> soa_all{kInputPattern, {n, kF}, n};
   // A whole structure arrives in loads of kLoad bytes: sizeof(S) / kLoad of them per thread.
   const aos_map whole{sizeof(S) / kLoad, static_cast<unsigned>(sizeof(S) / kLoad)};
 
-  cases.push_back(fields_case(
+  cases.push_back(xor_case(
       bench_name("aos", name, {{"fields", "one"}}),
       [=](environment& e) {
         aos_one_field<S, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(structs(e),
                                                                                  out(e), n);
       },
       aos_one, predict_traffic(aos_map{kW, 1}, n, 4, access_kind::kLoad), one));
-  cases.push_back(fields_case(
+  cases.push_back(xor_case(
       bench_name("aos", name, {{"fields", "all"}}),
       [=](environment& e) {
         aos_all_fields<S><<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
       aos_all, predict_traffic(whole, n, kLoad, access_kind::kLoad), all));
-  cases.push_back(fields_case(
+  cases.push_back(xor_case(
       bench_name("aos_staged", name, {{"fields", "all"}}),
       [=](environment& e) {
         aos_staged<S><<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
       aos_all, predict_traffic(coalesced_map<kAosBlock, kW>{}, n, 4, access_kind::kLoad), all));
-  cases.push_back(fields_case(
+  cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "one"}}),
       [=](environment& e) {
         soa_fields<1, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e),
                                                                               n);
       },
       soa_one, predict_traffic(soa_map{n, 1}, n, 4, access_kind::kLoad), one));
-  cases.push_back(fields_case(
+  cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "all"}}),
       [=](environment& e) {
         soa_fields<kF, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e),

@@ -81,7 +81,8 @@ struct bench_case {
   double bytes_read = 0;                           // logical bytes per launch
   double bytes_written = 0;
   std::optional<traffic_prediction> model;
-  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed iteration
+  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed iteration;
+                        // false: cache benchmarks, which run hot (warmed before timing)
   int launches_per_iteration = 0;            // 0: the environment's choice
   std::function<void(environment&)> release; // frees what prepare allocated (may be empty)
 };
@@ -148,10 +149,17 @@ std::string verify_words(environment& env, const device_buffer& buffer, const Ge
 /// Launches a checking read that expects `expected` in its input and counts wrong elements.
 using checking_read_launch = std::function<void(environment&, word_pattern expected)>;
 
+/// How many element reads of one launch see input word w (kernels that re-read their input).
+using reads_of_word_fn = std::function<std::size_t(std::size_t word)>;
+
 /// Verifies a kernel that checks what it reads: no wrong element was seen during the run;
-/// told to expect another pattern it reports exactly all `elements` (each read, none twice);
-/// and one wrong word planted at a random position is reported as exactly one element.
+/// told to expect another pattern it reports exactly `reads` elements (each element read
+/// once, unless the kernel re-reads); and one wrong word planted at a random position among the
+/// first `planted_within` words (0: anywhere in `input`) is reported by exactly the reads that
+/// see it: one, or `reads_of_word` of it.
 std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
-                                 std::size_t elements, const checking_read_launch& launch);
+                                 std::size_t reads, const checking_read_launch& launch,
+                                 const reads_of_word_fn& reads_of_word = {},
+                                 std::size_t planted_within = 0);
 
 }  // namespace gmb

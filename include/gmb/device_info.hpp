@@ -20,6 +20,7 @@ struct device_info {
   int cc_minor = 0;
   int sms = 0;
   std::size_t l2_bytes = 0;
+  std::size_t max_shared_per_sm_bytes = 0;  // the most shared memory an SM can be given
   int max_sm_clock_khz = 0;  // the SM's maximum clock (not the clock during a run)
   int mem_clock_khz = 0;  // memory clock (cudaDevAttrMemoryClockRate)
   int bus_bits = 0;
@@ -36,6 +37,23 @@ struct device_info {
     return std::to_string(cc_major) + "." + std::to_string(cc_minor);
   }
 };
+
+/// The unified L1 / shared memory of one SM, from the compute capability (no attribute reports
+/// it; the numbers are the CUDA tuning guides' for each architecture); 0 where unknown. The L1
+/// is what the carve-out leaves of it: all of it with no shared memory, at best.
+inline std::size_t unified_l1_shared_per_sm_bytes(int cc_major, int cc_minor) {
+  constexpr std::size_t kKiB = 1024;
+  switch (cc_major * 10 + cc_minor) {
+    case 70: return 128 * kKiB;
+    case 75: return 96 * kKiB;
+    case 80: return 192 * kKiB;
+    case 86: return 128 * kKiB;
+    case 87: return 192 * kKiB;
+    case 89: return 128 * kKiB;
+    case 90: return 256 * kKiB;
+    default: return 0;
+  }
+}
 
 /// "13.0" from CUDA's 13000 encoding.
 inline std::string format_cuda_version(int version) {
@@ -72,6 +90,9 @@ inline std::vector<std::pair<std::string, std::string>> context_entries(const de
       {"gpu_cc", d.compute_capability()},
       {"gpu_sms", std::to_string(d.sms)},
       {"gpu_l2_bytes", std::to_string(d.l2_bytes)},
+      {"gpu_l1_shared_per_sm_bytes",
+       std::to_string(unified_l1_shared_per_sm_bytes(d.cc_major, d.cc_minor))},
+      {"gpu_max_shared_per_sm_bytes", std::to_string(d.max_shared_per_sm_bytes)},
       {"gpu_peak_gbs", format_gbs(d.peak_bytes_per_second())},
       {"gpu_mem_clock_khz", std::to_string(d.mem_clock_khz)},
       {"gpu_max_sm_clock_khz", std::to_string(d.max_sm_clock_khz)},
@@ -99,6 +120,8 @@ inline device_info query_device(int ordinal) {
   d.cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
   d.sms = attr(cudaDevAttrMultiProcessorCount);
   d.l2_bytes = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize));
+  d.max_shared_per_sm_bytes =
+      static_cast<std::size_t>(attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
   d.max_sm_clock_khz = attr(cudaDevAttrClockRate);
   d.mem_clock_khz = attr(cudaDevAttrMemoryClockRate);
   d.bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);

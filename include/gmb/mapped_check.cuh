@@ -1,6 +1,7 @@
 #pragma once
 // Checks a mapped copy out[W(t)] = in[R(t)] on the device: every destination element must hold
 // the source element's words (the input is a word_pattern). Reports the first bad thread.
+// And what a kernel that xors the words a map reads writes (mapped_xor_words).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -8,6 +9,21 @@
 #include "gmb/device_buffer.cuh"
 
 namespace gmb {
+
+/// Output word t of a kernel writing the xor of the input words map(t, 0 .. slots-1) for each
+/// of n threads, and the poison past them (nothing may be written there).
+template <class Map>
+struct mapped_xor_words {
+  word_pattern in;
+  Map map;
+  std::size_t n;
+  GMB_HD std::uint32_t operator()(std::size_t t) const {
+    if (t >= n) return kPoisonWord;
+    std::uint32_t x = 0;
+    for (unsigned j = 0; j < map.slots(); ++j) x ^= in(map(t, j));
+    return x;
+  }
+};
 
 namespace detail {
 template <class T, class ReadMap, class WriteMap>

@@ -87,6 +87,18 @@ struct tile_transpose_map {
   }
 };
 
+/// Overlapping windows: thread t's slot j is element t + j * step. Taps 2r+1, step 1 is a 1-D
+/// stencil of radius r (output t centred on element t + r); taps 2 re-reads the array shifted
+/// by `step` elements. Neighbouring lanes and warps read the same lines: a cache can serve them.
+struct window_map {
+  unsigned taps;
+  std::size_t step;
+  GMB_HD unsigned slots() const { return taps; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned slot) const {
+    return thread + std::size_t(slot) * step;
+  }
+};
+
 /// A height x width matrix stored row by row, `pitch` elements per row, traversed row-major (a
 /// warp along a row) or column-major (a warp down a column) by blocks of 32 x 8 threads.
 /// `element(along, across)` is the kernel's map from its 2-D thread position; the model's view,
@@ -137,6 +149,18 @@ struct hash_permutation {
     x = (x * 0x85EBCA6Bu) & mask;
     x ^= x >> shift;
     return x;
+  }
+};
+
+/// A gather confined to windows of 2^bits elements: each window's threads read its elements in
+/// a fixed pseudo-random order. Warps scatter their requests over the window's lines, and the
+/// other warps reading the same window use the rest of those lines: re-use by nearby warps.
+struct window_permute_map {
+  hash_permutation perm;  // of [0, 2^bits)
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    const std::size_t window = (std::size_t(1) << perm.bits) - 1;
+    return (thread & ~window) | perm(thread & window);
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -119,58 +120,145 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
   }
 }
 
-/// Dot-separated tokens of every global load (LDG...) in the SASS of the kernels whose mangled
-/// name contains all of `parts`. Tokens, not strings: modifier order varies (DESIGN.md).
-std::vector<std::set<std::string>> sass_loads(const std::string& binary,
-                                              const std::vector<std::string>& parts) {
+using tokens = std::set<std::string>;
+
+/// One kernel's global loads (LDG...) and stores (STG...) as sets of dot-separated tokens.
+/// Tokens, not strings: modifier order varies (DESIGN.md).
+struct kernel_sass {
+  std::vector<tokens> loads, stores;
+};
+
+/// Every kernel of a binary by mangled name (a template instantiated in two files appears
+/// twice in the binary; its instructions are pooled).
+std::map<std::string, kernel_sass> disassemble(const std::string& binary) {
   // cuobjdump runs nvdisasm, which sits beside it (in the toolkit or in PyPI's packages).
   const std::string tool = GMB_CUOBJDUMP;
   const std::string dir = tool.substr(0, tool.find_last_of('/'));
   const result dump = run("PATH='" + dir + "':\"$PATH\" '" + tool + "' -sass " + binary);
   EXPECT_EQ(dump.exit_code, 0) << dump.output.substr(0, 500);
-  std::vector<std::set<std::string>> loads;
+  std::map<std::string, kernel_sass> kernels;
   const std::regex function_line(R"(Function : (\S+))");
-  const std::regex load(R"(\bLDG(\.[A-Z0-9_]+)*)");
+  const std::regex access(R"(\b(LDG|STG)(\.[A-Z0-9_]+)*)");
   std::istringstream lines(dump.output);
-  bool selected = false;
+  kernel_sass* current = nullptr;
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
     if (std::regex_search(line, m, function_line)) {
-      selected = true;
-      for (const auto& p : parts) selected = selected && m[1].str().find(p) != std::string::npos;
-    } else if (selected && std::regex_search(line, m, load)) {
-      std::set<std::string> tokens;
+      current = &kernels[m[1].str()];
+    } else if (current && std::regex_search(line, m, access)) {
+      tokens t;
       std::istringstream instruction(m[0].str());
-      for (std::string t; std::getline(instruction, t, '.');) tokens.insert(t);
-      loads.push_back(tokens);
+      for (std::string part; std::getline(instruction, part, '.');) t.insert(part);
+      (m[1] == "LDG" ? current->loads : current->stores).push_back(t);
     }
   }
-  return loads;
+  return kernels;
 }
+
+const std::map<std::string, kernel_sass>& sass_of(const std::string& flavor) {
+  static std::map<std::string, std::map<std::string, kernel_sass>> cache;
+  auto it = cache.find(flavor);
+  if (it == cache.end()) it = cache.emplace(flavor, disassemble(binary_of(flavor))).first;
+  return it->second;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// The mangled template argument of an explicit operator: cache_op or store_op value k.
+std::string mangled_op(const char* op_type, int k) {
+  return std::string(op_type) + "E" + std::to_string(k) + "E";
+}
+
+#define GMB_REQUIRE_CUOBJDUMP()                                   \
+  if (std::string(GMB_CUOBJDUMP).empty()) {                       \
+    GTEST_SKIP() << "no cuobjdump (scripts/setup --test)";        \
+  }
 
 /// The plain loads of the coalesced read and copy kernels are what the flavors change:
 /// LDG.E (default), LDG.E.STRONG.SM (-dlcm=ca), LDG.E.STRONG.GPU (-dlcm=cg); never .CONSTANT.
 TEST_P(FlavorSmoke, PlainLoadsCarryTheFlavorsCacheQualifier) {
-  if (std::string(GMB_CUOBJDUMP).empty()) GTEST_SKIP() << "no cuobjdump (scripts/setup --test)";
+  GMB_REQUIRE_CUOBJDUMP();
   const std::string flavor = GetParam();
   for (const char* kernel : {"coalesced_read", "coalesced_copy"}) {
-    const auto loads = sass_loads(binary_of(flavor), {kernel});
-    ASSERT_GE(loads.size(), 16u) << kernel;  // 16 instantiations, at least one load each
-    for (const auto& tokens : loads) {
-      EXPECT_EQ(tokens.count("CONSTANT"), 0u) << kernel;
-      if (flavor == "default") {
-        EXPECT_EQ(tokens.count("STRONG"), 0u) << kernel;
-      } else {
-        EXPECT_EQ(tokens.count("STRONG"), 1u) << kernel;
-        EXPECT_EQ(tokens.count(flavor == "ca" ? "SM" : "GPU"), 1u) << kernel;
+    std::size_t loads = 0, wide = 0;
+    for (const auto& [name, sass] : sass_of(flavor)) {
+      if (!contains(name, kernel) || !contains(name, mangled_op("cache_op", 0))) continue;
+      for (const auto& t : sass.loads) {
+        ++loads;
+        EXPECT_EQ(t.count("CONSTANT"), 0u) << name;
+        if (flavor == "default") {
+          EXPECT_EQ(t.count("STRONG"), 0u) << name;
+        } else {
+          EXPECT_EQ(t.count("STRONG"), 1u) << name;
+          EXPECT_EQ(t.count(flavor == "ca" ? "SM" : "GPU"), 1u) << name;
+        }
+        if (contains(name, "float4")) {
+          ++wide;
+          EXPECT_EQ(t.count("128"), 1u) << name << ": float4 loads are not 16 bytes wide";
+        }
       }
     }
-    const auto wide = sass_loads(binary_of(flavor), {kernel, "float4"});
-    ASSERT_FALSE(wide.empty()) << kernel;
-    for (const auto& tokens : wide) {
-      EXPECT_EQ(tokens.count("128"), 1u) << kernel << " float4 loads are not 16 bytes wide";
+    EXPECT_GE(loads, 16u) << kernel;  // 16 instantiations, at least one load each
+    EXPECT_GT(wide, 0u) << kernel;
+  }
+}
+
+/// An explicit operator is the programmer's choice: its qualifier is the same in every build.
+TEST_P(FlavorSmoke, ExplicitOperatorsKeepTheirQualifierInEveryBuild) {
+  GMB_REQUIRE_CUOBJDUMP();
+  // cache_op 1..6 (ldg ca cg cs lu cv) and store_op 1..3 (cg cs wt), DESIGN.md's table.
+  const std::vector<tokens> load_qualifier = {
+      {}, {"CONSTANT"}, {"STRONG", "SM"}, {"STRONG", "GPU"}, {"EF"}, {"LU"}, {"STRONG", "SYS"}};
+  const std::vector<tokens> store_qualifier = {{}, {"STRONG", "GPU"}, {"EF"}, {"STRONG", "SYS"}};
+  auto has_all = [](const tokens& t, const tokens& wanted) {
+    for (const auto& w : wanted) {
+      if (t.count(w) == 0) return false;
+    }
+    return true;
+  };
+  std::vector<int> kernels_with_load(7, 0), kernels_with_store(4, 0);
+  for (const auto& [name, sass] : sass_of(GetParam())) {
+    if (!contains(name, "xor_reads")) continue;
+    for (int k = 1; k < 7; ++k) {
+      if (!contains(name, mangled_op("cache_op", k))) continue;
+      ++kernels_with_load[k];
+      ASSERT_FALSE(sass.loads.empty()) << name;
+      for (const auto& t : sass.loads) EXPECT_TRUE(has_all(t, load_qualifier[k])) << name;
+    }
+    for (int k = 1; k < 4; ++k) {
+      if (!contains(name, mangled_op("store_op", k))) continue;
+      ++kernels_with_store[k];
+      ASSERT_FALSE(sass.stores.empty()) << name;
+      for (const auto& t : sass.stores) EXPECT_TRUE(has_all(t, store_qualifier[k])) << name;
     }
   }
+  // cache_op/{copy,stencil,gather}: three kernels per operator.
+  for (int k = 1; k < 7; ++k) EXPECT_EQ(kernels_with_load[k], 3) << "cache_op " << k;
+  for (int k = 1; k < 4; ++k) EXPECT_EQ(kernels_with_store[k], 3) << "store_op " << k;
+}
+
+/// The ca/cg comparison means something only where the two builds differ: every kernel with
+/// plain loads (no explicit load operator) must load differently in gmembench-ca and -cg.
+TEST(FlavorSass, PlainLoadKernelsDifferBetweenCaAndCg) {
+  GMB_REQUIRE_CUOBJDUMP();
+  const auto& ca = sass_of("ca");
+  const auto& cg = sass_of("cg");
+  std::set<std::string> compared;
+  for (const auto& [name, sass] : ca) {
+    bool explicit_op = false;
+    for (int k = 1; k < 7; ++k) explicit_op = explicit_op || contains(name, mangled_op("cache_op", k));
+    if (explicit_op || sass.loads.empty()) continue;
+    const auto other = cg.find(name);
+    ASSERT_NE(other, cg.end()) << name << " is missing from gmembench-cg";
+    EXPECT_NE(sass.loads, other->second.loads) << name << " loads the same in ca and cg";
+    for (const char* kernel : {"xor_reads", "working_set_read", "aos_all_fields", "aos_one_field",
+                               "mapped_copy", "matrix_copy", "coalesced_read"}) {
+      if (contains(name, kernel)) compared.insert(kernel);
+    }
+  }
+  EXPECT_EQ(compared.size(), 7u) << "a kernel family of the comparison was not found";
 }
 
 INSTANTIATE_TEST_SUITE_P(Flavors, FlavorSmoke, ::testing::Values("default", "ca", "cg"),

@@ -42,9 +42,17 @@ TEST(DeviceInfo, ContextHasTheDesignKeys) {
     EXPECT_FALSE(value.empty()) << key;
   }
   for (const char* k : {"gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes", "gpu_peak_gbs",
-                        "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver", "cuda_runtime"}) {
+                        "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver", "cuda_runtime",
+                        "gpu_l1_shared_per_sm_bytes", "gpu_max_shared_per_sm_bytes"}) {
     EXPECT_EQ(keys.count(k), 1u) << k;
   }
+}
+
+TEST(DeviceInfo, UnifiedL1SharedMemoryFromTheComputeCapability) {
+  EXPECT_EQ(unified_l1_shared_per_sm_bytes(9, 0), 256u * 1024);  // H100, H200
+  EXPECT_EQ(unified_l1_shared_per_sm_bytes(8, 0), 192u * 1024);  // A100
+  EXPECT_EQ(unified_l1_shared_per_sm_bytes(8, 9), 128u * 1024);  // Ada
+  EXPECT_EQ(unified_l1_shared_per_sm_bytes(12, 7), 0u);          // unknown: no guess
 }
 
 }  // namespace

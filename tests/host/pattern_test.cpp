@@ -66,6 +66,22 @@ TEST(WarpMaps, PermutationsStayInTheirSegmentOrTile) {
   EXPECT_EQ(warp_broadcast_map{}(45, 0), 32u);
 }
 
+TEST(ReuseMaps, WindowsOverlapAndWindowedGathersStayInTheirWindow) {
+  const window_map stencil{3, 1}, reread{2, 32};
+  EXPECT_EQ(stencil.slots(), 3u);
+  EXPECT_EQ(stencil(10, 0), 10u);
+  EXPECT_EQ(stencil(10, 2), 12u);
+  EXPECT_EQ(reread(5, 1), 37u);
+  const window_permute_map gather{{8, 0x6C8E9CF5u}};  // windows of 256 elements
+  std::vector<int> hits(1024, 0);
+  for (std::size_t t = 0; t < 1024; ++t) {
+    const std::size_t e = gather(t, 0);
+    EXPECT_EQ(e / 256, t / 256) << t;  // stays in its window
+    ++hits[e];
+  }
+  for (int h : hits) EXPECT_EQ(h, 1);
+}
+
 TEST(MatrixMap, ElementsAndLaunchOrder) {
   const matrix_map rows{1000, 10, 1024, false}, cols{1000, 10, 1024, true};
   EXPECT_EQ(rows.element(999, 9), 9u * 1024 + 999);  // along = column

@@ -161,6 +161,33 @@ TEST(PredictTraffic, MatrixTraversals) {
   EXPECT_DOUBLE_EQ(c.efficiency(), 0.5);
 }
 
+TEST(PredictTraffic, ReusePatternsRequestMoreSectorsThanTheyNeed) {
+  const std::size_t threads = 1 << 14;
+  // Stencil of radius 1: the centre tap is aligned (4 sectors), the two others straddle (5).
+  const auto stencil = predict_traffic(window_map{3, 1}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(stencil.sectors_per_request(), 14.0 / 3);
+  // DRAM sees each line once (within 1%: each sampled window of warps reads past its end).
+  EXPECT_NEAR(stencil.dram_bytes, threads * 4.0, threads * 4.0 * 0.01);
+  // Re-reading the next warp's words is aligned; re-reading one word on is not.
+  EXPECT_DOUBLE_EQ(
+      predict_traffic(window_map{2, 32}, threads, 4, access_kind::kLoad).sectors_per_request(),
+      4.0);
+  EXPECT_DOUBLE_EQ(
+      predict_traffic(window_map{2, 1}, threads, 4, access_kind::kLoad).sectors_per_request(),
+      4.5);
+  // 16-B structures, four 4-B loads: each load spans the warp's 512 B.
+  const auto aos = predict_traffic(aos_map{4, 4}, threads, 4, access_kind::kLoad);
+  EXPECT_DOUBLE_EQ(aos.sectors_per_request(), 16.0);
+  EXPECT_DOUBLE_EQ(aos.efficiency(), 1.0);
+  // A random gather within 1-KiB windows: a warp's 32 words fall in more than 4 of the
+  // window's 32 sectors, and the window's warps together use all of them.
+  const auto gather =
+      predict_traffic(window_permute_map{{8, 0x6C8E9CF5u}}, threads, 4, access_kind::kLoad);
+  EXPECT_GT(gather.sectors_per_request(), 12.0);
+  EXPECT_LE(gather.sectors_per_request(), 32.0);
+  EXPECT_DOUBLE_EQ(gather.efficiency(), 1.0);
+}
+
 TEST(PredictTraffic, BroadcastIsOneSectorPerRequest) {
   const auto p = predict_traffic(broadcast_map{7}, 1 << 12, 4, access_kind::kLoad);
   EXPECT_DOUBLE_EQ(p.sectors_per_request(), 1.0);

@@ -1,0 +1,91 @@
+// Cache levels (kernels/working_set.cuh): hot reads of working sets from 16 KiB to the first
+// power of two at or above 8x the L2 (at most the arrays): doubling (quick), and also the
+// midpoints 3*2^k (full). Nothing is flushed: the warm-up launch leaves the set wherever it
+// fits, so the curve steps down at the L1 and the L2 sizes. Sets up to 1 MiB also run with a
+// small and a large L1 (/l1:small, /l1:large): the edge shows what the carve-out hint granted.
+// Names: cache/read/ws:16384, cache/read/ws:16384/l1:small (ws in bytes).
+// Bytes: every 16-B element read, blocks * 1 MiB per launch.
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "gmb/carveout.cuh"
+#include "gmb/naming.hpp"
+#include "gmb/sizing.hpp"
+#include "kernels/working_set.cuh"
+
+namespace gmb {
+
+namespace {
+
+constexpr std::size_t kPerBlockElements = kMiB / sizeof(float4);
+constexpr std::size_t kSmallestSet = 16 * 1024;
+constexpr std::size_t kCarveoutSetsUpTo = kMiB;
+
+/// Reads of element `e` in one launch: block b reads elements b*P .. b*P+P-1, modulo n.
+std::size_t reads_of_element(std::size_t e, std::size_t n, std::size_t blocks) {
+  std::size_t reads = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t first = b * kPerBlockElements % n;
+    const std::size_t r = (e + n - first) % n;  // position of e in block b's run
+    if (r < kPerBlockElements) reads += (kPerBlockElements - 1 - r) / n + 1;
+  }
+  return reads;
+}
+
+bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1) {
+  auto* kernel = working_set_read<cache_op::kDefault>;
+  int per_sm = 0;
+  GMB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWorkingSetBlock, 0));
+  const std::size_t blocks = static_cast<std::size_t>(per_sm) * env.device().sms;
+  const std::size_t n = bytes / sizeof(float4);
+  const std::size_t reads = blocks * kPerBlockElements;
+
+  bench_case c;
+  c.name = bench_name("cache", "read", {{"ws", static_cast<long long>(bytes)}}) +
+           carveout_suffix(l1);
+  c.prepare = [kernel, l1](environment& e) {
+    prefer_carveout(kernel, l1);
+    e.in().fill(kInputPattern, e.stream());
+    e.reset_counter();
+  };
+  const checking_read_launch launch = [=](environment& e, word_pattern expected) {
+    kernel<<<static_cast<unsigned>(blocks), kWorkingSetBlock, 0, e.stream()>>>(
+        e.in().data<const float4>(), static_cast<std::uint32_t>(n), kPerBlockElements,
+        expected, e.counter());
+  };
+  c.launch = [launch](environment& e) { launch(e, kInputPattern); };
+  c.verify = [=](environment& e) {
+    return verify_checking_read(e, e.in(), kInputPattern, reads, launch,
+                                [=](std::size_t word) {
+                                  return reads_of_element(word / kWordsPer<float4>, n, blocks);
+                                },
+                                n * kWordsPer<float4>);
+  };
+  c.bytes_read = static_cast<double>(reads * sizeof(float4));
+  c.cold_l2 = false;
+  return c;
+}
+
+}  // namespace
+
+std::vector<bench_case> working_set_cases(environment& env, sweep s) {
+  std::vector<bench_case> cases;
+  std::size_t top = kSmallestSet;
+  while (top < 8 * env.device().l2_bytes) top *= 2;
+  top = std::min(top, env.array_bytes());
+  for (std::size_t bytes = kSmallestSet; bytes <= top; bytes *= 2) {
+    for (std::size_t set : {bytes, bytes / 2 * 3}) {
+      if (set > top || (set != bytes && s == sweep::kQuick)) continue;
+      cases.push_back(working_set_case(env, set, l1_carveout::kUnset));
+    }
+  }
+  for (l1_carveout l1 : {l1_carveout::kSmall, l1_carveout::kLarge}) {
+    for (std::size_t bytes = kSmallestSet; bytes <= std::min(kCarveoutSetsUpTo, top); bytes *= 2) {
+      cases.push_back(working_set_case(env, bytes, l1));
+    }
+  }
+  return cases;
+}
+
+}  // namespace gmb
