@@ -72,52 +72,27 @@ def offset(medians: pd.DataFrame) -> Drawn:
 def flavors(medians: pd.DataFrame, names: list[str] | None = None) -> Drawn:
     """Grouped bars, one group per benchmark, one bar per flavor, with the ratio of each
     flavor to the first (default) written over its bar. `names`: which benchmarks; by default
-    the best of each family (every benchmark of a family of at most three)."""
-    present = flavors_of(medians)
-    if len(present) < 2:
-        raise Skip(f"only one flavor ({', '.join(present) or 'none'}) in this run:"
-                   " nothing to compare")
-    base = present[0]
-    names = names or _best_of_each_family(medians, base)
-    if not names:
-        raise Skip(f"no valid benchmark in the {base} flavor to compare")
-    rows = medians.loc[medians["name"].isin(names)]
-    top = max(peak_gbs(medians) or 0.0, float(rows["gbs_hi"].max(skipna=True) or 0),
-              float(rows["gbs"].max(skipna=True) or 0)) * 1.12
-    figure, axes = new_figure(1, 1, (max(7.0, 0.75 * len(names) + 2.5), 5.0))
-    ax = axes[0, 0]
-    width = 0.8 / len(present)
-    ratio = f"ratio_to_{base}"
-    reference = rows.loc[rows["flavor"] == base].set_index("name")["gbs"]
-    data = rows[["name", "flavor", "gbs", "gbs_lo", "gbs_hi", "error"]].assign(
-        **{ratio: rows["gbs"] / rows["name"].map(reference)})
-    data.loc[data["flavor"] == base, ratio] = math.nan
-    for j, flavor in enumerate(present):
-        bars = data.loc[data["flavor"] == flavor].set_index("name").reindex(names)
-        xs = np.arange(len(names)) + (j - (len(present) - 1) / 2) * width
-        draw_bars(ax, xs, bars, width, top, color=color(flavor))
-        for x, gbs, value in zip(xs, bars["gbs"], bars[ratio]):
-            if not math.isnan(value):
-                _ratio_label(ax, x, gbs, value, top)
-    refs = reference_lines(medians, memcpy=False)
-    draw_reference_lines(ax, refs)
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
-    ax.set_xlim(-0.6, len(names) - 0.4)
-    ax.set_ylim(0, top)
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.set_ylabel(GBS_LABEL)
-    handles = [Line2D([], [], color=color(f), linewidth=6, label=f) for f in present]
-    handles += [Line2D([], [], **style) for _, style in refs]
-    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
-    set_title(figure, medians, f"Load caching: {' vs '.join(present)} builds")
-    footnote(figure, f"Numbers in the bars: bandwidth / the same benchmark's {base} bandwidth. "
-             + spread_note(rows, "Bars") + error_note(rows))
-    order = {name: i for i, name in enumerate(names)}
-    data = data.sort_values("name", key=lambda n: n.map(order), kind="stable")
-    return Drawn(figure, data.reset_index(drop=True), (
+    the best of each DRAM family (every benchmark of a family of at most three)."""
+    present = _two_flavors_or_skip(medians)
+    names = names or _best_of_each_family(medians, present[0])
+    return _flavor_bars(medians, names, f"Load caching: {' vs '.join(present)} builds", (
         f"The same benchmarks built with {', '.join(present)} load caching side by side (the"
-        f" best of each family in the {base} build), each bar labelled with its ratio to"
-        f" {base}: where the builds differ, the cache operator of plain loads matters."))
+        f" best of each family in the {present[0]} build), each bar labelled with its ratio to"
+        f" {present[0]}: where the builds differ, the cache operator of plain loads matters."))
+
+
+def reuse(medians: pd.DataFrame) -> Drawn:
+    """The re-use patterns (reuse/*, the driver's carve-out) in every flavor, as `flavors`."""
+    present = _two_flavors_or_skip(medians)
+    rows = family_rows(medians, "reuse")
+    if "l1" in rows.columns:
+        rows = rows.loc[rows["l1"].isna()]
+    names = list(dict.fromkeys(rows["name"]))
+    return _flavor_bars(medians, names, "Re-used lines: " + " vs ".join(present) + " builds", (
+        "Patterns whose warps read lines that they or nearby warps read again, built with"
+        f" {', '.join(present)} load caching: where a non-caching build (cg) must fetch"
+        " every line again from L2, it falls behind; the streaming control (reuse/stream)"
+        " shows the builds agreeing where nothing is re-used."))
 
 
 def aos_soa(medians: pd.DataFrame) -> Drawn:
@@ -205,30 +180,39 @@ def word_ilp(medians: pd.DataFrame) -> Drawn:
 
 
 def working_set(medians: pd.DataFrame) -> Drawn:
-    """Hot read bandwidth against the working-set size, with the L1 and L2 sizes marked."""
+    """Hot read bandwidth against the working-set size, a line per flavor and carve-out (the
+    driver's, small L1, large L1), with the unified L1 and the L2 sizes marked."""
     rows = family_rows(medians, "cache")
     if "ws" not in rows.columns:
         raise Skip("cache/* benchmarks without a ws: parameter")
     rows = rows.assign(ws=pd.to_numeric(rows["ws"], errors="coerce")).dropna(subset=["ws"])
     if rows.empty:
         raise Skip("no cache/* benchmark with a numeric ws: parameter")
+    carveout = (rows["l1"] if "l1" in rows.columns else pd.Series(None, index=rows.index))
+    rows = rows.assign(l1=carveout.fillna(""))
     present = flavors_of(rows)
-    variants = list(dict.fromkeys(rows["variant"]))
-    figure, axes = new_figure(1, 1, (9.0, 4.8))
+    carveouts = sorted(set(rows["l1"]), key=lambda c: ("", "large", "small").index(c)
+                       if c in ("", "large", "small") else 3)
+    figure, axes = new_figure(1, 1, (9.0, 5.0))
     ax = axes[0, 0]
     shown = []
     for flavor in present:
-        for v, variant in enumerate(variants):
-            series = rows.loc[(rows["flavor"] == flavor) & (rows["variant"] == variant)]
-            series = series.sort_values("ws")
-            label = flavor if len(variants) == 1 else f"{flavor} {variant}"
-            draw_series(ax, series["ws"], series, gid=f"{flavor}/{variant}", label=label,
-                        linestyle=["-", "--", ":"][v % 3], **line_style(flavor))
+        for k, l1 in enumerate(carveouts):
+            series = rows.loc[(rows["flavor"] == flavor) & (rows["l1"] == l1)].sort_values("ws")
+            if series.empty:
+                continue
+            label = flavor + (f", {l1} L1" if l1 else "")
+            style = {**line_style(flavor), "linestyle": ["-", "--", ":", "-."][k % 4]}
+            draw_series(ax, series["ws"], series, gid=f"{flavor}/{l1 or 'driver'}",
+                        label=label, **style)
             mark_errors(ax, series.loc[series["error"].notna(), "ws"], color(flavor))
-            shown.append(series[["flavor", "variant", "ws", *SPREAD]])
-    for key, name, style in (("gpu_l1_bytes", "L1 per SM", "--"), ("gpu_l2_bytes", "L2", "-.")):
-        size = medians[key].dropna()
-        if not size.empty:
+            shown.append(series[["flavor", "variant", "l1", "ws", *SPREAD]])
+    sms = medians["gpu_sms"].dropna() if "gpu_sms" in medians.columns else pd.Series([])
+    l2_users = f", shared by {int(sms.iloc[0])} SMs" if not sms.empty else ""
+    for key, name, style in (("gpu_l1_shared_per_sm_bytes", "L1 + shared memory per SM", "--"),
+                             ("gpu_l2_bytes", "L2" + l2_users, "-.")):
+        size = medians[key].dropna() if key in medians.columns else pd.Series([])
+        if not size.empty and float(size.iloc[0]) > 0:
             ax.axvline(float(size.iloc[0]), color="black", linestyle=style, linewidth=1,
                        label=f"{name}: {bytes_text(float(size.iloc[0]))} ({key})")
     peak = peak_gbs(medians)
@@ -245,15 +229,69 @@ def working_set(medians: pd.DataFrame) -> Drawn:
         handles.append(error_handle())
     ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.95)
     set_title(figure, medians, "Hot working-set sweep: read bandwidth vs working-set size")
-    footnote(figure, "The working set is read repeatedly (hot caches, no flush). "
-             + spread_note(rows) + error_note(rows))
+    footnote(figure, "The working set is read repeatedly (hot caches, no flush); every block"
+             " reads the same bytes at every size. Small and large L1: the carve-out hint"
+             " (cudaFuncAttributePreferredSharedMemoryCarveout). " + spread_note(rows)
+             + error_note(rows))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Read bandwidth of a working set read over and over, against its size: the steps"
         " down mark where it stops fitting in L1 and then in L2 (dashed lines, sizes from the"
-        " context) and DRAM takes over."))
+        " device) and DRAM takes over; a non-caching build (cg) has no L1 step, and a small"
+        " L1 carve-out moves the first step to smaller sets."))
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+def _two_flavors_or_skip(medians: pd.DataFrame) -> list[str]:
+    present = flavors_of(medians)
+    if len(present) < 2:
+        raise Skip(f"only one flavor ({', '.join(present) or 'none'}) in this run:"
+                   " nothing to compare")
+    return present
+
+
+def _flavor_bars(medians: pd.DataFrame, names: list[str], what: str, caption: str) -> Drawn:
+    """Grouped bars of `names`, one bar per flavor, each labelled with its ratio to the first
+    flavor's bar."""
+    present = flavors_of(medians)
+    base = present[0]
+    if not names:
+        raise Skip(f"no valid benchmark in the {base} flavor to compare")
+    rows = medians.loc[medians["name"].isin(names)]
+    top = max(peak_gbs(medians) or 0.0, float(rows["gbs_hi"].max(skipna=True) or 0),
+              float(rows["gbs"].max(skipna=True) or 0)) * 1.12
+    figure, axes = new_figure(1, 1, (max(7.0, 0.75 * len(names) + 2.5), 5.0))
+    ax = axes[0, 0]
+    width = 0.8 / len(present)
+    ratio = f"ratio_to_{base}"
+    reference = rows.loc[rows["flavor"] == base].set_index("name")["gbs"]
+    data = rows[["name", "flavor", "gbs", "gbs_lo", "gbs_hi", "error"]].assign(
+        **{ratio: rows["gbs"] / rows["name"].map(reference)})
+    data.loc[data["flavor"] == base, ratio] = math.nan
+    for j, flavor in enumerate(present):
+        bars = data.loc[data["flavor"] == flavor].set_index("name").reindex(names)
+        xs = np.arange(len(names)) + (j - (len(present) - 1) / 2) * width
+        draw_bars(ax, xs, bars, width, top, color=color(flavor))
+        for x, gbs, value in zip(xs, bars["gbs"], bars[ratio]):
+            if not math.isnan(value):
+                _ratio_label(ax, x, gbs, value, top)
+    refs = reference_lines(medians, memcpy=False)
+    draw_reference_lines(ax, refs)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(names) - 0.4)
+    ax.set_ylim(0, top)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_ylabel(GBS_LABEL)
+    handles = [Line2D([], [], color=color(f), linewidth=6, label=f) for f in present]
+    handles += [Line2D([], [], **style) for _, style in refs]
+    figure.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
+    set_title(figure, medians, what)
+    footnote(figure, f"Numbers in the bars: bandwidth / the same benchmark's {base} bandwidth. "
+             + spread_note(rows, "Bars") + error_note(rows))
+    order = {name: i for i, name in enumerate(names)}
+    data = data.sort_values("name", key=lambda n: n.map(order), kind="stable")
+    return Drawn(figure, data.reset_index(drop=True), caption)
+
 
 def _sweep(medians: pd.DataFrame, sweep: Sweep) -> Drawn:
     """Bandwidth against one numeric parameter: a panel per type (rows) and op (columns), a
@@ -333,7 +371,8 @@ def _ratio_label(ax: Axes, x: float, gbs: float, ratio: float, top: float) -> No
 
 
 def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> list[str]:
-    rows = medians.loc[medians["flavor"] == flavor]
+    # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families.
+    rows = medians.loc[(medians["flavor"] == flavor) & (medians["family"] != "cache")]
     chosen: list[str] = []
     for _, members in rows.groupby("family", sort=False):
         if len(members) <= small:

@@ -21,7 +21,8 @@ from .naming import to_number, type_and_op
 from .results import Record, Results
 
 MODEL_COUNTERS = ("model_sectors_per_req", "model_dram_bytes", "model_efficiency")
-CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_bytes", "date")
+CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
+                   "gpu_sms", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these
 
 ROW_COLUMNS = (

@@ -29,10 +29,13 @@ METRICS = (
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",
+    # Where loads were served: L1 hits, and the sectors L1 asked the L2 for (caching study).
+    "l1tex__t_sector_hit_rate.pct",
+    "lts__t_sectors_srcunit_tex_op_read.sum",
 )
 
 # The benchmark kernels of every family (kernels/*.cuh), by function name.
-KERNELS = "regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy)"
+KERNELS = "regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy|xor_reads|working_set_read)"
 
 # Model counters written by the harness, copied next to the measurements.
 MODEL_COUNTERS = (

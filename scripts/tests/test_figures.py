@@ -92,10 +92,11 @@ def test_flavor_bars_and_ratios(families):
     drawn = figures.flavors(families)
     data = drawn.data.set_index(["name", "flavor"])
     names = list(dict.fromkeys(drawn.data["name"]))
-    # Both references (a family of two), then the best of each family in the default build.
+    # Both references (a family of two), then the best of each family in the default build;
+    # not the hot working sets (cache/*), whose cache speeds would dwarf the DRAM bars.
     assert names[:2] == ["ref/memcpy_d2d", "ref/memset"]
     assert [n.split("/")[0] for n in names[2:]] == [
-        "stride", "offset", "aos", "soa", "aos_staged", "vector", "cache"]
+        "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse"]
     assert data.loc[("ref/memset", "cg"), "ratio_to_default"] == pytest.approx(0.98)
     assert data.loc[("aos/s8/fields:all", "cg"), "ratio_to_default"] == pytest.approx(0.98 * 0.8)
     assert math.isnan(data.loc[("ref/memset", "default"), "ratio_to_default"])
@@ -157,11 +158,31 @@ def test_working_set_marks_the_cache_sizes(families):
     assert_values_are_the_input(drawn.data, "cache")
     ax = drawn.figure.axes[0]
     labels = [ln.get_label() for ln in ax.get_lines()]
-    assert "L1 per SM: 256 KiB (gpu_l1_bytes)" in labels
-    assert "L2: 60 MiB (gpu_l2_bytes)" in labels
+    assert "L1 + shared memory per SM: 256 KiB (gpu_l1_shared_per_sm_bytes)" in labels
+    assert "L2, shared by 132 SMs: 60 MiB (gpu_l2_bytes)" in labels
     l2 = next(ln for ln in ax.get_lines() if ln.get_label().startswith("L2"))
     assert list(l2.get_xdata()) == [62914560, 62914560]
     assert ax.get_xscale() == "log"
+    # The carve-out runs are lines of their own, never mixed into the driver's-choice line.
+    assert {"default", "default, small L1", "cg", "cg, small L1"} <= set(labels)
+    small = drawn.data.loc[(drawn.data["flavor"] == "ca") & (drawn.data["l1"] == "small")]
+    assert list(small["ws"]) == [2**14, 2**16, 2**18, 2**20]
+    assert set(drawn.data.loc[drawn.data["l1"] == "", "name"]) == {
+        f"cache/read/ws:{2**p}" for p in range(14, 31, 2)}
+
+
+def test_reuse_compares_the_flavors_without_the_carveout_runs(families):
+    drawn = figures.reuse(families)
+    expected = file_values("reuse")
+    assert sorted(zip(drawn.data["flavor"], drawn.data["name"])) == sorted(
+        key for key in expected if "/l1:" not in key[1])
+    for row in drawn.data.itertuples():
+        assert row.gbs == expected[row.flavor, row.name]
+    assert list(dict.fromkeys(drawn.data["name"])) == [
+        "reuse/stream", "reuse/stencil/r:2", "reuse/aos/bytes:64"]
+    ratios = drawn.data.set_index(["name", "flavor"])["ratio_to_default"]
+    assert ratios["reuse/stream", "cg"] == pytest.approx(0.98)
+    assert ratios["reuse/stencil/r:2", "cg"] == pytest.approx(0.98 * 0.8)
 
 
 def test_min_max_error_bars_where_there_are_repetitions(h200):

@@ -61,7 +61,8 @@ def test_type_op_and_numeric_params_of_the_new_families():
     for column in ("s", "off", "ws", "ilp"):
         assert str(rows[column].dtype) == "Int64", column
     assert str(rows["fields"].dtype) == "str"
-    assert rows.loc["cache/read/ws:16384", "gpu_l1_bytes"] == 262144
+    assert rows.loc["cache/read/ws:16384", "gpu_l1_shared_per_sm_bytes"] == 262144
+    assert rows.loc["cache/read/ws:16384", "gpu_sms"] == 132
 
 
 def test_errored_entries_have_no_numbers_never_zero():
