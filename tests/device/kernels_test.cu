@@ -53,9 +53,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["gather"], 1);
   EXPECT_EQ(per_family["scatter"], 1);
   EXPECT_GE(per_family["matrix"], 8);
-  EXPECT_EQ(per_family["reuse"], 11 * 3);  // 11 patterns x {driver's, small, large} L1
+  EXPECT_EQ(per_family["reuse"], 11 * 2);  // 11 patterns x {driver's, small} L1
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
-  EXPECT_GE(per_family["cache"], 9 + 2 * 7);  // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB twice
+  EXPECT_GE(per_family["cache"], 9 + 7);  // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
 
   const double array = static_cast<double>(kTestArrayBytes);
   for (const auto& c : cases) {
@@ -93,6 +93,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_GE(c.bytes_read, c.bytes_written);
       ASSERT_TRUE(c.model.has_value());
       EXPECT_GE(c.model->dram_bytes, 0.99 * (c.bytes_read + c.bytes_written));
+      if (c.name.rfind("cache_op/gather/", 0) == 0) {  // every 4th word: one read per thread
+        EXPECT_EQ(c.bytes_read, c.bytes_written);
+      }
       continue;
     }
     if (family == "cache") {  // hot working sets: no flush, no DRAM model
