@@ -230,9 +230,9 @@ def working_set(medians: pd.DataFrame) -> Drawn:
     ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.95)
     set_title(figure, medians, "Hot working-set sweep: read bandwidth vs working-set size")
     footnote(figure, "The working set is read repeatedly (hot caches, no flush); every block"
-             " reads the same bytes at every size. Small and large L1: the carve-out hint"
-             " (cudaFuncAttributePreferredSharedMemoryCarveout). " + spread_note(rows)
-             + error_note(rows))
+             " reads the same bytes at every size. Small L1: the carve-out hint"
+             " cudaSharedmemCarveoutMaxShared (cudaFuncAttributePreferredSharedMemoryCarveout)."
+             " " + spread_note(rows) + error_note(rows))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Read bandwidth of a working set read over and over, against its size: the steps"
         " down mark where it stops fitting in L1 and then in L2 (dashed lines, sizes from the"
