@@ -171,9 +171,9 @@ def _flavor_section(flavor: str, loaded: Results) -> list[str]:
     )
     if with_cv:
         worst = max(with_cv, key=lambda m: m.cv or 0.0)
-        lines.append(f"- largest cv among DRAM benchmarks: {_percent(worst.cv)} (`{worst.name}`)")
+        lines.append(f"- largest cv: {_percent(worst.cv)} (`{worst.name}`)")
     else:
-        lines.append("- largest cv among DRAM benchmarks: n/a (no repetitions)")
+        lines.append("- largest cv: n/a (no repetitions)")
     if errored:
         lines += ["", "Errored or skipped benchmarks (no numbers are reported for them):", ""]
         lines += [f"- `{m.name}`: {cell(m.error or '')}" for m in errored]
