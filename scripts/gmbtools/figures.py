@@ -426,7 +426,8 @@ def _byte_ticks(ax: Axes, xs: pd.Series) -> None:
     values = sorted(set(xs.dropna()))
     if len(values) <= 9:
         span = values[-1] - values[0] if values else 0
-        ax.xaxis.set_major_locator(FixedLocator(_spaced(values, span / 20)))
+        # A 3-digit label needs about a fifteenth of a panel.
+        ax.xaxis.set_major_locator(FixedLocator(_spaced(values, span / 15)))
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 4, 8]))
 
