@@ -158,8 +158,9 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
   if (needed > free_bytes) {
     throw fatal_error{"the working set needs " + std::to_string(needed / gmb::kMiB) +
                       " MiB (3 arrays of " + std::to_string(array_bytes / gmb::kMiB) +
-                      " MiB with the index table, + the L2 flush buffer) but GPU " + std::to_string(device.ordinal) +
-                      " has " + std::to_string(free_bytes / gmb::kMiB) +
+                      " MiB with the index table, + the L2 flush buffer) but GPU " +
+                      std::to_string(device.ordinal) + " has " +
+                      std::to_string(free_bytes / gmb::kMiB) +
                       " MiB free: pass a smaller --gmb_bytes"};
   }
 }

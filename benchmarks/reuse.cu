@@ -1,6 +1,7 @@
 // Registration of the re-use family (kernels/reuse.cuh), the patterns where L1 caching of
 // plain loads matters, each with the driver's carve-out and with a small L1 (/l1:small; the
-// driver's choice measured the same as a large L1: results/nvidia-h200/20261122-041333-caching-first-look):
+// driver's choice measured the same as a large L1:
+// results/nvidia-h200/20261122-041333-caching-first-look):
 //   reuse/stream                 each thread copies one word: the streaming control
 //   reuse/stencil/r:R            1-D stencil of radius 1, 2, 4: 2R+1 overlapping reads
 //   reuse/reread/d:D             each word read twice, the second read shifted by D words
@@ -12,7 +13,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/xor_case.cuh"
+#include "benchmarks/reuse_case.cuh"
 #include "gmb/naming.hpp"
 
 namespace gmb {

@@ -7,6 +7,9 @@
 // L1: results/nvidia-h200/20261122-041333-caching-first-look.)
 // Names: cache/read/ws:16384, cache/read/ws:16384/l1:small (ws in bytes).
 // Bytes: every 16-B element read, blocks * 1 MiB per launch.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "benchmarks/families.hpp"
@@ -34,14 +37,23 @@ std::size_t reads_of_element(std::size_t e, std::size_t n, std::size_t blocks) {
   return reads;
 }
 
+/// Blocks of a launch: as many as are resident at once, so they all read at the same time.
+std::size_t resident_blocks(const environment& env) {
+  int per_sm = 0;
+  GMB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, working_set_read<cache_op::kDefault>, kWorkingSetBlock, 0));
+  return static_cast<std::size_t>(per_sm) * env.device().sms;
+}
+
 bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1) {
   auto* kernel = working_set_read<cache_op::kDefault>;
-  int per_sm = 0;
-  GMB_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWorkingSetBlock, 0));
-  const std::size_t blocks = static_cast<std::size_t>(per_sm) * env.device().sms;
+  const std::size_t blocks = resident_blocks(env);
   const std::size_t n = bytes / sizeof(float4);
   const std::size_t reads = blocks * kPerBlockElements;
+  if (n < kWorkingSetBlock || n > reads || n >= (std::size_t(1) << 29)) {
+    throw std::invalid_argument("cache/read: a working set of " + std::to_string(bytes) +
+                                " bytes is not read whole by one launch");
+  }
 
   bench_case c;
   c.name = bench_name("cache", "read", {{"ws", static_cast<long long>(bytes)}}) +
@@ -75,7 +87,9 @@ std::vector<bench_case> working_set_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;
   std::size_t top = kSmallestSet;
   while (top < 8 * env.device().l2_bytes) top *= 2;
-  top = std::min(top, env.array_bytes());
+  // At most the arrays, and at most what one launch reads (every element of the set, each
+  // launch; 1 GiB on Hopper, less on GPUs with fewer resident blocks).
+  top = std::min({top, env.array_bytes(), resident_blocks(env) * kMiB});
   for (std::size_t bytes = kSmallestSet; bytes <= top; bytes *= 2) {
     for (std::size_t set : {bytes, bytes / 2 * 3}) {
       if (set > top || (set != bytes && s == sweep::kQuick)) continue;

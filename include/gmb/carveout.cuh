@@ -1,5 +1,6 @@
 #pragma once
-// The L1/shared-memory carve-out a kernel asks for (cudaFuncAttributePreferredSharedMemoryCarveout).
+// The L1/shared-memory split a kernel asks for
+// (cudaFuncAttributePreferredSharedMemoryCarveout).
 // It is a hint: the driver may grant another split, and no API reports the one it granted, so
 // the working-set sweep measures it (the L1 plateau's edge).
 #include <cuda_runtime.h>

@@ -181,7 +181,8 @@ def word_ilp(medians: pd.DataFrame) -> Drawn:
 
 def working_set(medians: pd.DataFrame) -> Drawn:
     """Hot read bandwidth against the working-set size, a line per flavor and carve-out (the
-    driver's, small L1, large L1), with the unified L1 and the L2 sizes marked."""
+    driver's choice, and each `l1:` parameter in the run), with the unified L1 and the L2
+    sizes marked."""
     rows = family_rows(medians, "cache")
     if "ws" not in rows.columns:
         raise Skip("cache/* benchmarks without a ws: parameter")

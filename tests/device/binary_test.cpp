@@ -171,10 +171,28 @@ std::string mangled_op(const char* op_type, int k) {
   return std::string(op_type) + "E" + std::to_string(k) + "E";
 }
 
-#define GMB_REQUIRE_CUOBJDUMP()                                   \
-  if (std::string(GMB_CUOBJDUMP).empty()) {                       \
-    GTEST_SKIP() << "no cuobjdump (scripts/setup --test)";        \
+/// Whether a kernel's template arguments name an explicit load operator (cache_op 1..6).
+bool explicit_load(const std::string& name) {
+  for (int k = 1; k < 7; ++k) {
+    if (contains(name, mangled_op("cache_op", k))) return true;
   }
+  return false;
+}
+
+/// Whether a kernel's template arguments name an explicit store operator (store_op 1..3).
+bool explicit_store(const std::string& name) {
+  for (int k = 1; k < 4; ++k) {
+    if (contains(name, mangled_op("store_op", k))) return true;
+  }
+  return false;
+}
+
+#define GMB_REQUIRE_CUOBJDUMP()                                                 \
+  do {                                                                          \
+    if (std::string(GMB_CUOBJDUMP).empty()) {                                   \
+      GTEST_SKIP() << "no cuobjdump (scripts/setup --test)";                    \
+    }                                                                           \
+  } while (false)
 
 /// The plain loads of the coalesced read and copy kernels are what the flavors change:
 /// LDG.E (default), LDG.E.STRONG.SM (-dlcm=ca), LDG.E.STRONG.GPU (-dlcm=cg); never .CONSTANT.
@@ -200,7 +218,7 @@ TEST_P(FlavorSmoke, PlainLoadsCarryTheFlavorsCacheQualifier) {
         }
       }
     }
-    EXPECT_GE(loads, 16u) << kernel;  // 16 instantiations, at least one load each
+    EXPECT_GE(loads, 16u) << kernel;  // 16 instantiations, at least one load each (or more)
     EXPECT_GT(wide, 0u) << kernel;
   }
 }
@@ -239,6 +257,29 @@ TEST_P(FlavorSmoke, ExplicitOperatorsKeepTheirQualifierInEveryBuild) {
   for (int k = 1; k < 4; ++k) EXPECT_EQ(kernels_with_store[k], 3) << "store_op " << k;
 }
 
+/// Not only the qualifier: a kernel with an explicit operator loads and stores exactly alike
+/// in the three builds (-dlcm must not add to what the programmer chose).
+TEST(FlavorSass, ExplicitOperatorKernelsAreTheSameInEveryBuild) {
+  GMB_REQUIRE_CUOBJDUMP();
+  std::size_t compared = 0;
+  for (const auto& [name, sass] : sass_of("default")) {
+    if (!contains(name, "xor_reads") || !(explicit_load(name) || explicit_store(name))) continue;
+    for (const char* flavor : {"ca", "cg"}) {
+      const auto other = sass_of(flavor).find(name);
+      ASSERT_NE(other, sass_of(flavor).end()) << name << " is missing from " << flavor;
+      // Plain stores of a load-operator kernel and plain loads of a store-operator kernel
+      // follow the flavor; only the explicit side must match.
+      if (explicit_load(name)) {
+        EXPECT_EQ(sass.loads, other->second.loads) << name << " loads differ in " << flavor;
+      } else {
+        EXPECT_EQ(sass.stores, other->second.stores) << name << " stores differ in " << flavor;
+      }
+    }
+    ++compared;
+  }
+  EXPECT_EQ(compared, 3u * (6 + 3));  // three patterns, six load and three store operators
+}
+
 /// The ca/cg comparison means something only where the two builds differ: every kernel with
 /// plain loads (no explicit load operator) must load differently in gmembench-ca and -cg.
 TEST(FlavorSass, PlainLoadKernelsDifferBetweenCaAndCg) {
@@ -247,9 +288,7 @@ TEST(FlavorSass, PlainLoadKernelsDifferBetweenCaAndCg) {
   const auto& cg = sass_of("cg");
   std::set<std::string> compared;
   for (const auto& [name, sass] : ca) {
-    bool explicit_op = false;
-    for (int k = 1; k < 7; ++k) explicit_op = explicit_op || contains(name, mangled_op("cache_op", k));
-    if (explicit_op || sass.loads.empty()) continue;
+    if (explicit_load(name) || sass.loads.empty()) continue;
     const auto other = cg.find(name);
     ASSERT_NE(other, cg.end()) << name << " is missing from gmembench-cg";
     EXPECT_NE(sass.loads, other->second.loads) << name << " loads the same in ca and cg";
