@@ -16,14 +16,6 @@
 
 namespace gmb {
 
-/// Elements a buffer must hold for `threads` threads under a map: the maps of mapped copies
-/// either grow with the thread (offset, stride: the last thread's index is the largest) or
-/// stay below `threads` (permutations, broadcasts).
-template <class Map>
-std::size_t elements_spanned(const Map& map, std::size_t threads) {
-  return threads == 0 ? 0 : std::max(map(threads - 1, 0) + 1, threads);
-}
-
 /// Checks out[W(t)] == in[R(t)] for every t on the device, then a sample on the host.
 template <class T, class ReadMap, class WriteMap>
 std::string verify_mapped(environment& env, const device_buffer& out, std::size_t threads,

@@ -13,28 +13,21 @@
 
 namespace gmb {
 
-/// Words from the first to the last one n threads read under a map whose largest index is the
-/// last thread's last slot or below n (windows, structures, strides, windowed permutations).
-template <class Map>
-std::size_t span_words(const Map& map, std::size_t n) {
-  return n == 0 ? 0 : std::max<std::size_t>(map(n - 1, map.slots() - 1) + 1, n);
-}
-
 /// Distinct words the threads read: the whole span for the dense maps, one per thread for a
 /// strided gather (the logical bytes of DESIGN.md, not the lines the hardware moves).
 template <class Map>
 std::size_t words_read(const Map& map, std::size_t n) {
-  return span_words(map, n);
+  return elements_spanned(map, n);
 }
 inline std::size_t words_read(const strided_map&, std::size_t n) { return n; }
 
 /// The most threads, a multiple of `multiple`, whose reads under `map` stay within `words`.
 template <class Map>
 std::size_t threads_within(const Map& map, std::size_t words, std::size_t multiple) {
-  std::size_t lo = 0, hi = words / multiple;  // in multiples; span_words grows with n
+  std::size_t lo = 0, hi = words / multiple;  // in multiples; elements_spanned grows with n
   while (lo < hi) {
     const std::size_t mid = (lo + hi + 1) / 2;
-    if (span_words(map, mid * multiple) <= words) {
+    if (elements_spanned(map, mid * multiple) <= words) {
       lo = mid;
     } else {
       hi = mid - 1;

@@ -14,15 +14,14 @@ namespace gmb {
 enum class l1_carveout {
   kUnset,  // the driver's choice (cudaSharedmemCarveoutDefault)
   kSmall,  // most of the unified memory to shared memory, the least to L1
-  kLarge,  // most of it to L1
 };
 
 constexpr const char* name(l1_carveout c) {
-  return c == l1_carveout::kSmall ? "small" : c == l1_carveout::kLarge ? "large" : "unset";
+  return c == l1_carveout::kSmall ? "small" : "unset";
 }
 
 /// What a benchmark name says of the carve-out: nothing for the driver's choice, else
-/// "/l1:small" or "/l1:large" (the naming contract's key:value).
+/// "/l1:small" (the naming contract's key:value).
 inline std::string carveout_suffix(l1_carveout c) {
   return c == l1_carveout::kUnset ? "" : std::string("/l1:") + name(c);
 }
@@ -31,9 +30,10 @@ inline std::string carveout_suffix(l1_carveout c) {
 /// a kernel sets its own, kUnset included, before it launches.
 template <class Kernel>
 void prefer_carveout(Kernel* kernel, l1_carveout c) {
-  const int percent_shared = c == l1_carveout::kSmall   ? cudaSharedmemCarveoutMaxShared
-                             : c == l1_carveout::kLarge ? cudaSharedmemCarveoutMaxL1
-                                                        : cudaSharedmemCarveoutDefault;
+  // No "large L1" value: for kernels without shared memory the driver's choice measured the
+  // same as cudaSharedmemCarveoutMaxL1 (results/nvidia-h200/20261122-041333-caching-first-look).
+  const int percent_shared =
+      c == l1_carveout::kSmall ? cudaSharedmemCarveoutMaxShared : cudaSharedmemCarveoutDefault;
   GMB_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                       cudaFuncAttributePreferredSharedMemoryCarveout,
                                       percent_shared));

@@ -134,6 +134,16 @@ struct matrix_map {
   }
 };
 
+/// Elements a buffer must hold for `threads` threads under a map whose largest index is the last
+/// thread's last slot (offsets, strides, windows, structures) or below `threads` (permutations,
+/// broadcasts, windowed gathers). Host side: sizes buffers and thread counts.
+template <class Map>
+std::size_t elements_spanned(const Map& map, std::size_t threads) {
+  if (threads == 0) return 0;
+  const std::size_t last = map(threads - 1, map.slots() - 1) + 1;
+  return last > threads ? last : threads;
+}
+
 /// A fixed pseudo-random permutation of [0, 2^bits) (bits 2..32): odd multiplications and
 /// xor-shifts, each a bijection modulo 2^bits; `seed` picks one. As a generator it fills index
 /// tables (word w holds the image of w).

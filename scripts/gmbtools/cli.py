@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot = _command(
         commands, "plot", _plot,
         "draw the figures of a results folder (PNG and SVG)",
-        "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, aos_soa, "
+        "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, reuse, aos_soa, "
         "word_ilp, working_set), as PNG and SVG; a figure whose benchmarks are absent is "
         "skipped with a message.",
     )

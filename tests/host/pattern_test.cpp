@@ -82,6 +82,15 @@ TEST(ReuseMaps, WindowsOverlapAndWindowedGathersStayInTheirWindow) {
   for (int h : hits) EXPECT_EQ(h, 1);
 }
 
+TEST(ElementsSpanned, LastThreadsLastSlotOrTheThreadCount) {
+  EXPECT_EQ(elements_spanned(window_map{3, 1}, 10), 12u);  // thread 9 reads up to element 11
+  EXPECT_EQ(elements_spanned(strided_map{4}, 10), 37u);
+  EXPECT_EQ(elements_spanned(aos_map{4, 4}, 10), 40u);
+  EXPECT_EQ(elements_spanned(window_permute_map{{8, 0x6C8E9CF5u}}, 512), 512u);
+  EXPECT_EQ(elements_spanned(warp_broadcast_map{}, 64), 64u);
+  EXPECT_EQ(elements_spanned(offset_map{0}, 0), 0u);
+}
+
 TEST(MatrixMap, ElementsAndLaunchOrder) {
   const matrix_map rows{1000, 10, 1024, false}, cols{1000, 10, 1024, true};
   EXPECT_EQ(rows.element(999, 9), 9u * 1024 + 999);  // along = column
