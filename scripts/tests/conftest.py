@@ -3,8 +3,10 @@
 Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with known numbers
 (synthetic_families_*.json by fixtures/make_synthetic_families.py); files from real GPU runs
 (gb183_default.json, ...) may be added beside them and are picked up by the tests that
-parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are committed runs of the suite
-(CACHING_RUN: all families, three flavors, 5 repetitions). `gmb(...)` runs the CLI as a user does.
+parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are runs of the suite on an H200
+committed under results/, trimmed to the benchmarks the tests use by fixtures/trim_run.py and
+kept under fixtures/runs/ (fixtures/README.md says which run, which commit, which benchmarks), so
+no test reads results/. `gmb(...)` runs the CLI as a user does.
 """
 
 import json
@@ -22,8 +24,10 @@ SYNTHETIC_CA = FIXTURES / "synthetic_gb171_ca.json"  # GB 1.7.1, no repetitions
 # The families the suite is gaining (offset, stride, aos/soa, vector, cache), one run each.
 SYNTHETIC_FAMILIES = {flavor: FIXTURES / f"synthetic_families_{flavor}.json"
                       for flavor in ("default", "ca", "cg")}
-H200_RUN = SCRIPTS.parent / "results" / "nvidia-h200" / "20261122-022717"
-CACHING_RUN = SCRIPTS.parent / "results" / "nvidia-h200" / "20261122-030335"
+# results/nvidia-h200/20261122-022717 (read/write/copy/ref, 5 repetitions): default and ca.
+H200_RUN = FIXTURES / "runs" / "h200-baselines"
+# results/nvidia-h200/20261122-030335 (every family, 5 repetitions): default, ca and cg.
+CACHING_RUN = FIXTURES / "runs" / "h200-catalog"
 GMB = SCRIPTS / "gmb"
 
 
