@@ -44,6 +44,10 @@ environment::environment(int device, std::size_t array_bytes, int launches_per_i
 }
 
 environment::~environment() {
+  try {
+    release_held();
+  } catch (const std::exception&) {  // a destructor must not throw; the process is ending
+  }
   cudaFree(counter_);
   cudaStreamDestroy(stream_);
 }
@@ -76,6 +80,31 @@ unsigned long long environment::read_counter() {
   return value;
 }
 
+void environment::record_health(const std::string& name, const health::window& w) {
+  if (w.flags != 0) flagged_[name] |= w.flags;
+  const std::string line = health::transition_message(last_health_flags_, w.flags,
+                                                      device_.ordinal, name, w.other_pids);
+  if (!line.empty()) console_.message(line);
+  last_health_flags_ = w.flags;
+}
+
+void environment::hold(const std::string& name,
+                       const std::function<void(environment&)>& release) {
+  if (name == held_name_) return;
+  release_held();
+  if (release) {
+    held_name_ = name;
+    held_release_ = release;
+  }
+}
+
+void environment::release_held() {
+  auto release = std::move(held_release_);
+  held_release_ = nullptr;
+  held_name_.clear();
+  if (release) release(*this);
+}
+
 namespace {
 
 /// Logical bytes (all launches of all iterations), % of peak, and the model's prediction.
@@ -98,6 +127,15 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
     state.counters["model_dram_bytes"] = c.model->dram_bytes;
     state.counters["model_efficiency"] = c.model->efficiency();
   }
+}
+
+/// The GPU's state while the benchmark ran (counters exist only where NVML watches it).
+void set_health_counters(benchmark::State& state, const health::window& w) {
+  state.counters["health_flags"] = w.flags;
+  state.counters["health_sm_mhz_min"] = w.sm_mhz_min;
+  state.counters["health_mem_mhz_min"] = w.mem_mhz_min;
+  state.counters["health_temp_c_max"] = w.temp_c_max;
+  state.counters["health_power_w_max"] = w.power_w_max;
 }
 
 /// One timed iteration: the flush (DRAM benchmarks, untimed), then `launches` launches between
@@ -156,16 +194,23 @@ std::string run_untimed(environment& env, const bench_case& c, int launches) {
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
   const int launches =
       c.launches_per_iteration > 0 ? c.launches_per_iteration : env.launches_per_iteration();
+  env.console().started(c.name);
+  std::optional<health::window> health;
   try {
-    const release_guard guard(env, c);
+    env.hold(c.name, c.release);
     c.prepare(env);
     warm_up(env, c);
     GMB_CUDA_CHECK(cudaGetLastError());
     c.prepare(env);  // poison again: verification must see the timed launches' writes
     if (!c.cold_l2) c.launch(env);  // hot benchmarks start hot, not with what prepare left
+    if (env.health()) env.health()->begin();
     for (auto _ : state) state.SetIterationTime(timed_iteration(env, c, launches));
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
+    if (env.health()) {
+      health = env.health()->end();
+      env.record_health(c.name, *health);
+    }
     const std::string error = c.verify(env);
     if (!error.empty()) {
       record_failure(state, c.name, "wrong result: " + error);
@@ -176,6 +221,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     return;
   }
   set_counters(state, env, c, launches);
+  if (health) set_health_counters(state, *health);
 }
 
 void run_profiled(benchmark::State& state, environment& env, const bench_case& c) {
@@ -197,11 +243,8 @@ void register_case(environment& env, bench_case c, const registration_options& o
   auto* b = benchmark::RegisterBenchmark(
       name.c_str(), [&env, c = std::move(c), body](benchmark::State& s) { body(s, env, c); });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  if (options.profile) {
-    b->Iterations(1)->Repetitions(1);
-  } else if (options.min_time_seconds) {
-    b->MinTime(*options.min_time_seconds);
-  }
+  // Nothing else per benchmark: Google Benchmark would append it to the name.
+  if (options.profile) b->Iterations(1)->Repetitions(1);
 }
 
 int failed_benchmarks() {

@@ -8,15 +8,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "benchmarks/console.hpp"
 #include "gmb/device_buffer.cuh"
 #include "gmb/device_info.hpp"
 #include "gmb/event_timer.cuh"
+#include "gmb/health_monitor.hpp"
 #include "gmb/l2_flush.cuh"
 #include "gmb/pattern.cuh"
 #include "gmb/traffic_model.hpp"
@@ -59,6 +63,22 @@ class environment {
   void reset_counter();
   unsigned long long read_counter();
 
+  /// Progress and one-line messages on stderr.
+  gmb::console& console() { return console_; }
+
+  /// Run health: the NVML monitor (null where NVML cannot watch the GPU), and the flags each
+  /// benchmark ran under (names with none are absent).
+  void watch_health(std::unique_ptr<health::monitor> monitor) { monitor_ = std::move(monitor); }
+  health::monitor* health() { return monitor_.get(); }
+  const std::map<std::string, unsigned>& flagged() const { return flagged_; }
+  /// Records one benchmark run's window; prints a line when the flags change.
+  void record_health(const std::string& name, const health::window& w);
+
+  /// A case's own buffers live from its first run until another case runs (Google Benchmark
+  /// runs a case several times: repetitions and iteration sizing), then `release` frees them.
+  void hold(const std::string& name, const std::function<void(environment&)>& release);
+  void release_held();
+
  private:
   device_info device_;
   int launches_per_iteration_ = 1;
@@ -70,6 +90,12 @@ class environment {
   unsigned long long* counter_ = nullptr;
   device_buffer index_table_;
   hash_permutation index_perm_{0, 0};
+  gmb::console console_;
+  std::unique_ptr<health::monitor> monitor_;
+  unsigned last_health_flags_ = 0;
+  std::map<std::string, unsigned> flagged_;
+  std::string held_name_;
+  std::function<void(environment&)> held_release_;
 };
 
 /// One benchmark: what to set up, what to time, how to check it, and what it moves.
@@ -100,7 +126,6 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
 void run_profiled(benchmark::State& state, environment& env, const bench_case& c);
 
 struct registration_options {
-  std::optional<double> min_time_seconds;  // unset: Google Benchmark's flag decides
   /// For Nsight Compute: each benchmark launches its kernel exactly once (one iteration, one
   /// launch, after a flush, no warm-up, no verification), so profiled kernels pair with the
   /// benchmarks in run order. Its times are not results.

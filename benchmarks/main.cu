@@ -1,10 +1,12 @@
 // gmembench: registers every family's benchmarks on one GPU and runs them with Google
-// Benchmark. Own flags: --device=N, --gmb_bytes=SIZE, --gmb_info; all --benchmark_* flags work.
+// Benchmark. Own flags: --device=N, --gmb_bytes=SIZE, --gmb_info, ...; all --benchmark_* flags
+// work, --benchmark_filter applied by gmembench itself (name_filter.hpp).
 // Every failure a user can cause or meet ends in one line "gmembench: error: ..." and exit 1.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +15,8 @@
 
 #include "benchmarks/families.hpp"
 #include "gmb/git_sha.hpp"
+#include "gmb/health_monitor.hpp"
+#include "gmb/name_filter.hpp"
 #include "gmb/sizing.hpp"
 
 namespace {
@@ -27,8 +31,14 @@ constexpr const char* kBuiltArchitectures = "unknown";
 #endif
 
 // GPU time per repetition unless --benchmark_min_time says otherwise: at the default array
-// size that is 4 or more iterations of 4 launches, each verified work of 10^8+ bytes.
-constexpr double kDefaultMinTimeSeconds = 0.015;
+// size that is 4 or more iterations of 4 launches, each verified work of 10^8+ bytes. Given as
+// the flag's default value, never per benchmark: Google Benchmark would put it into every name.
+// Google Benchmark 1.8 takes "0.015s"; 1.7 only a plain number (CMake tells which).
+#ifdef GMB_BENCHMARK_MIN_TIME_SUFFIX
+constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.015s";
+#else
+constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.015";
+#endif
 
 struct fatal_error {
   std::string message;
@@ -42,6 +52,10 @@ struct options {
   bool info = false;
   bool profile = false;
   bool user_min_time = false;
+  std::string filter;
+  std::optional<std::string> progress_label;  // --gmb_progress[=LABEL]
+  bool health = true;
+  std::string health_out;
 };
 
 void print_usage() {
@@ -57,8 +71,12 @@ void print_usage() {
       "  --gmb_sweep=quick|full  offsets and strides: the quick default points or all\n"
       "  --gmb_profile       for Nsight Compute (scripts/gmb ncu): every benchmark launches\n"
       "                      its kernel once, unverified; its times are not results\n"
+      "  --gmb_progress[=LABEL]  a progress line on stderr (benchmark n of N, time left)\n"
+      "  --gmb_health=on|off watch the GPU through NVML while running (default on)\n"
+      "  --gmb_health_out=FILE  the GPU's state at the start and the end, as JSON\n"
       "  --gmb_info          print the GPU's description as JSON and exit\n"
-      "Google Benchmark's flags follow.\n\n");
+      "--benchmark_filter=REGEX selects by the names --benchmark_list_tests prints, with or\n"
+      "without their '/manual_time'. Google Benchmark's flags follow.\n\n");
 }
 
 /// A whole number >= `min` or a fatal error that names the flag.
@@ -77,16 +95,16 @@ int parse_count(const std::string& flag, const std::string& text, int min, const
 }
 
 /// Takes gmembench's own flags out of argv (both --flag=value and --flag value forms) and
-/// leaves the rest for Google Benchmark.
-options parse_own_flags(int* argc, char** argv) {
+/// leaves the rest for Google Benchmark in `rest` (argv[0] first).
+options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   options opt;
-  std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < *argc; ++i) {
+  rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value_of = [&](const std::string& flag) -> std::optional<std::string> {
       if (arg.rfind(flag + "=", 0) == 0) return arg.substr(flag.size() + 1);
       if (arg == flag) {
-        if (i + 1 >= *argc) throw fatal_error{flag + " needs a value"};
+        if (i + 1 >= argc) throw fatal_error{flag + " needs a value"};
         return std::string(argv[++i]);
       }
       return std::nullopt;
@@ -108,6 +126,15 @@ options parse_own_flags(int* argc, char** argv) {
       opt.sweep = *w == "full" ? gmb::sweep::kFull : gmb::sweep::kQuick;
     } else if (arg == "--gmb_profile") {
       opt.profile = true;
+    } else if (arg == "--gmb_progress" || arg.rfind("--gmb_progress=", 0) == 0) {
+      opt.progress_label = arg == "--gmb_progress" ? GMB_FLAVOR : arg.substr(15);
+    } else if (auto h = value_of("--gmb_health")) {
+      if (*h != "on" && *h != "off") throw fatal_error{"--gmb_health: '" + *h + "' is not on or off"};
+      opt.health = *h == "on";
+    } else if (auto o = value_of("--gmb_health_out")) {
+      opt.health_out = *o;
+    } else if (arg.rfind("--benchmark_filter=", 0) == 0) {
+      opt.filter = arg.substr(19);
     } else if (arg == "--gmb_info") {
       opt.info = true;
     } else if (arg.rfind("--gmb_", 0) == 0) {
@@ -118,8 +145,7 @@ options parse_own_flags(int* argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  *argc = static_cast<int>(rest.size());
-  for (std::size_t i = 0; i < rest.size(); ++i) argv[i] = rest[i];
+  if (!opt.user_min_time) rest.insert(rest.begin() + 1, const_cast<char*>(kDefaultMinTimeFlag));
   return opt;
 }
 
@@ -180,17 +206,73 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   return entries;
 }
 
+/// Starts the NVML watch of the GPU, or says in one line why there is none.
+std::unique_ptr<gmb::health::monitor> watch_health(const options& opt, std::string* why_not) {
+  if (!opt.health) {
+    *why_not = "off (--gmb_health=off)";
+    return nullptr;
+  }
+  return gmb::health::monitor::start(opt.device, why_not);
+}
+
+/// The health keys of the context: NVML's state at the start, or why there is none.
+void add_health_context(std::vector<std::pair<std::string, std::string>>& context,
+                        const gmb::health::monitor* monitor, const std::string& why_not) {
+  context.emplace_back("health_nvml", monitor ? "on" : why_not);
+  if (!monitor) return;
+  const auto& start = monitor->at_start();
+  context.emplace_back("nvidia_driver", start.nvidia_driver);
+  context.emplace_back("gpu_uuid", start.uuid);
+  for (auto& entry : start.entries("health_start_")) context.push_back(std::move(entry));
+}
+
+/// --gmb_health_out: the state at the start and the end, and every benchmark that ran under a
+/// health flag, for `gmb run`'s run_info.json.
+void write_health(const std::string& path, const gmb::environment& env,
+                  const gmb::health::monitor* monitor, const std::string& why_not,
+                  const gmb::health::snapshot* end) {
+  nlohmann::json doc;
+  doc["nvml"] = monitor ? "on" : why_not;
+  auto object = [](const std::vector<std::pair<std::string, std::string>>& entries) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [key, value] : entries) o[key] = value;
+    return o;
+  };
+  if (monitor) {
+    doc["start"] = object(monitor->at_start().entries(""));
+    doc["end"] = object(end->entries(""));
+  }
+  doc["flagged"] = nlohmann::json::object();
+  for (const auto& [name, flags] : env.flagged()) {
+    doc["flagged"][name] = {{"flags", flags}, {"why", gmb::health::describe(flags)}};
+  }
+  std::ofstream out(path);
+  out << doc.dump(2) << "\n";
+  if (!out) throw fatal_error{"--gmb_health_out: cannot write '" + path + "'"};
+}
+
 int run(int argc, char** argv) {
-  options opt = parse_own_flags(&argc, argv);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::vector<char*> rest;
+  options opt = parse_own_flags(argc, argv, rest);
+  int gb_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&gb_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, rest.data())) return 1;
+  gmb::name_filter filter;
+  try {
+    filter = gmb::name_filter(opt.filter);
+  } catch (const std::invalid_argument& e) {
+    throw fatal_error{std::string("--benchmark_filter: ") + e.what()};
+  }
 
   const gmb::device_info device = open_device(opt.device);
   const std::size_t array_bytes =
       opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
   const int launches =
       opt.launches > 0 ? opt.launches : gmb::launches_per_iteration(array_bytes, device.l2_bytes);
-  const auto context = run_context(device, array_bytes, launches, opt.sweep, opt.profile);
+  auto context = run_context(device, array_bytes, launches, opt.sweep, opt.profile);
+  std::string no_health;
+  auto monitor = watch_health(opt, &no_health);
+  add_health_context(context, monitor.get(), no_health);
   if (opt.info) {
     nlohmann::json info;
     for (const auto& [key, value] : context) info[key] = value;
@@ -202,15 +284,34 @@ int run(int argc, char** argv) {
   gmb::environment env(opt.device, array_bytes, launches);
   for (const auto& [key, value] : context) benchmark::AddCustomContext(key, value);
   gmb::registration_options registration;
-  if (!opt.user_min_time) registration.min_time_seconds = kDefaultMinTimeSeconds;
   registration.profile = opt.profile;
+  int registered = 0;
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
+    if (!filter.selects(c.name)) continue;
     gmb::register_case(env, std::move(c), registration);
+    ++registered;
   }
+  if (registered == 0) throw fatal_error{"no benchmark matched the filter '" + opt.filter + "'"};
+  if (!monitor) env.console().message("gmembench: note: no run-health watch: " + no_health);
+  env.watch_health(std::move(monitor));
+  if (opt.progress_label) env.console().enable_progress(*opt.progress_label, registered);
 
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (ran == 0) throw fatal_error{"no benchmark matched the filter"};
+  env.console().finish();
+  env.release_held();
+  if (!opt.health_out.empty()) {
+    const auto end = env.health() ? std::optional(env.health()->read_snapshot()) : std::nullopt;
+    write_health(opt.health_out, env, env.health(), no_health, end ? &*end : nullptr);
+  }
+  if (!env.flagged().empty()) {
+    unsigned all = 0;
+    for (const auto& entry : env.flagged()) all |= entry.second;
+    std::fprintf(stderr,
+                 "gmembench: warning: %zu of %d benchmarks ran under: %s (health_flags in the "
+                 "JSON)\n",
+                 env.flagged().size(), registered, gmb::health::describe(all).c_str());
+  }
   if (gmb::failed_benchmarks() > 0) {
     throw fatal_error{std::to_string(gmb::failed_benchmarks()) +
                       " benchmark(s) failed (wrong result or CUDA error; see above)"};

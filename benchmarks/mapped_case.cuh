@@ -50,7 +50,8 @@ std::string verify_mapped(environment& env, const device_buffer& out, std::size_
 }
 
 /// A mapped copy of `threads` elements. Uses the environment's arrays when the maps fit in
-/// them; otherwise allocates its own (large strides) in prepare and frees them in release.
+/// them; otherwise allocates its own (large strides) in prepare and frees them in release
+/// (harness.cuh: when another case starts).
 template <class T, cache_op Load, class ReadMap, class WriteMap>
 bench_case mapped_case(environment& env, std::string name, std::size_t threads,
                        const ReadMap& read, const WriteMap& write) {
@@ -69,11 +70,15 @@ bench_case mapped_case(environment& env, std::string name, std::size_t threads,
   bench_case c;
   c.name = std::move(name);
   c.prepare = [=](environment& e) {
-    if (own && owned->in.bytes() == 0) {
-      owned->in = device_buffer(in_bytes);
-      owned->out = device_buffer(out_bytes);
+    // Own buffers (up to 64 GiB) are made and filled once while the harness holds them: no
+    // kernel writes its input. The shared arrays are refilled, as other cases reuse them.
+    if (!own || owned->in.bytes() == 0) {
+      if (own) {
+        owned->in = device_buffer(in_bytes);
+        owned->out = device_buffer(out_bytes);
+      }
+      in(e).fill(kInputPattern, e.stream());
     }
-    in(e).fill(kInputPattern, e.stream());
     out(e).poison(e.stream());
   };
   const unsigned grid = static_cast<unsigned>((threads + kMappedBlock - 1) / kMappedBlock);

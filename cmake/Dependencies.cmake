@@ -3,7 +3,9 @@
 include(FetchContent)
 
 find_package(benchmark QUIET)
+set(GMB_BENCHMARK_VERSION "${benchmark_VERSION}")
 if(NOT benchmark_FOUND)
+  set(GMB_BENCHMARK_VERSION 1.8.3)
   message(STATUS "Google Benchmark not found: fetching v1.8.3")
   set(BENCHMARK_ENABLE_TESTING OFF CACHE BOOL "" FORCE)
   set(BENCHMARK_ENABLE_GTEST_TESTS OFF CACHE BOOL "" FORCE)
@@ -13,6 +15,11 @@ if(NOT benchmark_FOUND)
     URL https://github.com/google/benchmark/archive/refs/tags/v1.8.3.tar.gz)
   FetchContent_MakeAvailable(benchmark)
 endif()
+# --benchmark_min_time takes "0.015s" from 1.8 on (a bare number only warns), only "0.015" before.
+if(GMB_BENCHMARK_VERSION VERSION_GREATER_EQUAL 1.8)
+  set(GMB_BENCHMARK_MIN_TIME_SUFFIX ON)
+endif()
+message(STATUS "Google Benchmark ${GMB_BENCHMARK_VERSION}")
 
 find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)

@@ -7,7 +7,8 @@ function(gmb_add_flavor flavor dlcm)
   add_library(${objs} OBJECT ${GMB_BENCHMARK_SOURCES})
   target_include_directories(${objs} PUBLIC "${PROJECT_SOURCE_DIR}")
   target_link_libraries(${objs} PUBLIC gmb_core benchmark::benchmark)
-  target_compile_definitions(${objs} PUBLIC GMB_FLAVOR="${flavor}")
+  target_compile_definitions(${objs} PUBLIC GMB_FLAVOR="${flavor}"
+    $<$<BOOL:${GMB_BENCHMARK_MIN_TIME_SUFFIX}>:GMB_BENCHMARK_MIN_TIME_SUFFIX>)
   if(dlcm)
     # PUBLIC: main.cu and everything else linked into the flavor's executable get it too.
     target_compile_options(${objs} PUBLIC $<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-dlcm=${dlcm}>)

@@ -1,0 +1,127 @@
+#pragma once
+// NVML, the library the NVIDIA driver ships (libnvidia-ml.so.1), loaded at run time: the
+// binaries must still start (and say "no CUDA device") where no driver is installed, and CI's
+// toolkit has no nvml.h. The few types and entry points used are declared here as the NVML
+// C API defines them (nvml.h, CUDA 12/13); an entry point the driver lacks stays null.
+#include <dlfcn.h>
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+namespace gmb::nvml {
+
+using result = int;  // nvmlReturn_t
+inline constexpr result kSuccess = 0;
+inline constexpr result kInsufficientSize = 7;
+using device = struct opaque_device*;  // nvmlDevice_t
+
+inline constexpr int kClockSm = 1;   // NVML_CLOCK_SM
+inline constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
+inline constexpr int kTemperatureGpu = 0;
+inline constexpr int kEccCorrected = 0;    // NVML_MEMORY_ERROR_TYPE_CORRECTED
+inline constexpr int kEccUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+inline constexpr int kEccVolatile = 0;     // NVML_VOLATILE_ECC: since the driver loaded
+inline constexpr int kRetiredMultipleSbe = 0;
+inline constexpr int kRetiredDbe = 1;
+
+/// nvmlClocksEventReason* bits (formerly "throttle reasons").
+namespace reason {
+inline constexpr unsigned long long kGpuIdle = 0x1;
+inline constexpr unsigned long long kApplicationsClocks = 0x2;
+inline constexpr unsigned long long kSwPowerCap = 0x4;
+inline constexpr unsigned long long kHwSlowdown = 0x8;
+inline constexpr unsigned long long kSyncBoost = 0x10;
+inline constexpr unsigned long long kSwThermal = 0x20;
+inline constexpr unsigned long long kHwThermal = 0x40;
+inline constexpr unsigned long long kHwPowerBrake = 0x80;
+inline constexpr unsigned long long kDisplayClocks = 0x100;
+}  // namespace reason
+
+/// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill it.
+struct process_info {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+
+/// The loaded library and its entry points; `open()` returns null (and why) when there is none.
+struct api {
+  result (*init)() = nullptr;
+  result (*shutdown)() = nullptr;
+  const char* (*error_string)(result) = nullptr;
+  result (*driver_version)(char*, unsigned) = nullptr;
+  result (*handle_by_pci_bus_id)(const char*, device*) = nullptr;
+  result (*uuid)(device, char*, unsigned) = nullptr;
+  result (*clock)(device, int, unsigned*) = nullptr;
+  result (*max_clock)(device, int, unsigned*) = nullptr;
+  result (*clock_event_reasons)(device, unsigned long long*) = nullptr;
+  result (*temperature)(device, int, unsigned*) = nullptr;
+  result (*power_mw)(device, unsigned*) = nullptr;
+  result (*compute_processes)(device, unsigned*, process_info*) = nullptr;
+  result (*ecc_errors)(device, int, int, unsigned long long*) = nullptr;
+  result (*retired_pages)(device, int, unsigned*, unsigned long long*) = nullptr;
+  result (*remapped_rows)(device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+
+  ~api() {
+    if (shutdown) shutdown();
+    if (handle_) dlclose(handle_);
+  }
+
+  std::string describe(result r) const {
+    return error_string ? error_string(r) : "NVML error " + std::to_string(r);
+  }
+
+  static std::unique_ptr<api> open(std::string* why_not) {
+    auto a = std::make_unique<api>();
+    a->handle_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!a->handle_) {
+      *why_not = "libnvidia-ml.so.1 not found (no NVIDIA driver)";
+      return nullptr;
+    }
+    a->bind(a->init, {"nvmlInit_v2"});
+    a->bind(a->shutdown, {"nvmlShutdown"});
+    a->bind(a->error_string, {"nvmlErrorString"});
+    a->bind(a->driver_version, {"nvmlSystemGetDriverVersion"});
+    a->bind(a->handle_by_pci_bus_id, {"nvmlDeviceGetHandleByPciBusId_v2"});
+    a->bind(a->uuid, {"nvmlDeviceGetUUID"});
+    a->bind(a->clock, {"nvmlDeviceGetClockInfo"});
+    a->bind(a->max_clock, {"nvmlDeviceGetMaxClockInfo"});
+    a->bind(a->clock_event_reasons, {"nvmlDeviceGetCurrentClocksEventReasons",
+                                     "nvmlDeviceGetCurrentClocksThrottleReasons"});
+    a->bind(a->temperature, {"nvmlDeviceGetTemperature"});
+    a->bind(a->power_mw, {"nvmlDeviceGetPowerUsage"});
+    a->bind(a->compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v3",
+                                   "nvmlDeviceGetComputeRunningProcesses_v2"});
+    a->bind(a->ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
+    a->bind(a->retired_pages, {"nvmlDeviceGetRetiredPages"});
+    a->bind(a->remapped_rows, {"nvmlDeviceGetRemappedRows"});
+    if (!a->init || !a->handle_by_pci_bus_id) {
+      *why_not = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
+      return nullptr;
+    }
+    const result r = a->init();
+    if (r != kSuccess) {
+      *why_not = "nvmlInit failed: " + a->describe(r);
+      a->shutdown = nullptr;  // nothing to shut down
+      return nullptr;
+    }
+    return a;
+  }
+
+ private:
+  void* handle_ = nullptr;
+
+  template <class Fn>
+  void bind(Fn& fn, std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+      if (void* symbol = dlsym(handle_, name)) {
+        fn = reinterpret_cast<Fn>(symbol);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace gmb::nvml
