@@ -55,6 +55,13 @@ inline std::size_t unified_l1_shared_per_sm_bytes(int cc_major, int cc_minor) {
   }
 }
 
+/// The unified L1/shared size for the context: bytes, or "unknown" for an architecture the table
+/// lacks (figures and summaries then say so rather than draw a wrong line).
+inline std::string l1_shared_text(const device_info& d) {
+  const std::size_t bytes = unified_l1_shared_per_sm_bytes(d.cc_major, d.cc_minor);
+  return bytes == 0 ? "unknown" : std::to_string(bytes);
+}
+
 /// "13.0" from CUDA's 13000 encoding.
 inline std::string format_cuda_version(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
@@ -90,8 +97,7 @@ inline std::vector<std::pair<std::string, std::string>> context_entries(const de
       {"gpu_cc", d.compute_capability()},
       {"gpu_sms", std::to_string(d.sms)},
       {"gpu_l2_bytes", std::to_string(d.l2_bytes)},
-      {"gpu_l1_shared_per_sm_bytes",
-       std::to_string(unified_l1_shared_per_sm_bytes(d.cc_major, d.cc_minor))},
+      {"gpu_l1_shared_per_sm_bytes", l1_shared_text(d)},
       {"gpu_max_shared_per_sm_bytes", std::to_string(d.max_shared_per_sm_bytes)},
       {"gpu_peak_gbs", format_gbs(d.peak_bytes_per_second())},
       {"gpu_mem_clock_khz", std::to_string(d.mem_clock_khz)},

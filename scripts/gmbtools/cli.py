@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="CMake preset (default: release with a GPU, else sm90)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="results root instead of <repo>/results")
+    run.add_argument("--cuda-archs", metavar="LIST",
+                     help="build for these compute capabilities, e.g. '80;90' (CMake's "
+                          "CMAKE_CUDA_ARCHITECTURES; default: the preset's, native with a GPU)")
 
     _command(
         commands, "summary", _summary,
@@ -166,6 +169,7 @@ def _run(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
         out=args.out,
         passthrough=run.passthrough_args(extra),
         gmb_command=shlex.join(["scripts/gmb", *argv]),
+        cuda_archs=args.cuda_archs,
     )
     run.run(options)
     return 0

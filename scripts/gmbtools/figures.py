@@ -216,6 +216,8 @@ def working_set(medians: pd.DataFrame) -> Drawn:
         if not size.empty and float(size.iloc[0]) > 0:
             ax.axvline(float(size.iloc[0]), color="black", linestyle=style, linewidth=1,
                        label=f"{name}: {bytes_text(float(size.iloc[0]))} ({key})")
+        else:  # an architecture the suite has no table entry for: say so, draw no wrong line
+            ax.plot([], [], " ", label=f"{name}: unknown for this GPU, not marked ({key})")
     peak = peak_gbs(medians)
     if peak is not None:
         ax.axhline(peak, color="black", linestyle=":", linewidth=1.2,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import plot, results, summary
+from . import health, plot, results, summary
 from .flavors import json_name
 from .plot import Plotted
 from .results import Results
@@ -36,7 +36,8 @@ def render(folder: Path, plotted: Plotted) -> str:
     for flavor, loaded in files.items():
         medians = results.median_by_name(loaded.records)
         lines += [f"### Flavor `{flavor}`", ""]
-        lines += summary.headline_tables(loaded.context, medians)
+        lines += summary.headline_tables(loaded.context, medians,
+                                         health.affected(loaded.records))
     lines += ["## Figures", ""]
     for spec in plot.FIGURES:
         lines += [f"### {spec.heading}", ""]

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import runinfo, summary
+from . import health, runinfo, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
 from .runinfo import FlavorRun, RunInfo
@@ -33,6 +33,8 @@ _RESERVED = {
     "--benchmark_out_format": "gmb run writes JSON",
     "--benchmark_repetitions": "use --repetitions N",
     "--gmb_info": "gmb run queries the device itself",
+    "--gmb_health_out": "gmb run keeps each flavor's health-<flavor>.json in the results folder",
+    "--gmb_progress": "gmb run shows progress itself on a terminal",
 }
 
 # gpu_slug becomes a directory name: keep it to one plain path component.
@@ -53,6 +55,7 @@ class Options:
     out: Path | None = None  # results root; default <repo>/results
     passthrough: tuple[str, ...] = ()
     gmb_command: str = "scripts/gmb run"
+    cuda_archs: str | None = None  # e.g. "80;90": CMAKE_CUDA_ARCHITECTURES instead of the preset's
 
 
 def parse_flavors(text: str) -> tuple[str, ...]:
@@ -82,7 +85,8 @@ def passthrough_args(extra: list[str]) -> tuple[str, ...]:
 
 
 def benchmark_command(
-    binary: str, device: int, repetitions: int, out_json: str, passthrough: tuple[str, ...]
+    binary: str, device: int, repetitions: int, out_json: str, passthrough: tuple[str, ...],
+    health_json: str | None = None, progress: str | None = None,
 ) -> list[str]:
     """The exact command line for one flavor; the user's options come last."""
     return [
@@ -92,8 +96,18 @@ def benchmark_command(
         "--benchmark_display_aggregates_only=true",
         f"--benchmark_out={out_json}",
         "--benchmark_out_format=json",
+        *([f"--gmb_health_out={health_json}"] if health_json else []),
+        *([f"--gmb_progress={progress}"] if progress else []),
         *passthrough,
     ]
+
+
+def configure_command(preset: str, cuda_archs: str | None) -> list[str]:
+    """`cmake --preset P`, with the user's CUDA architectures instead of the preset's."""
+    command = ["cmake", "--preset", preset]
+    if cuda_archs:
+        command.append(f"-DCMAKE_CUDA_ARCHITECTURES={cuda_archs}")
+    return command
 
 
 def make_run_dir(results_root: Path, slug: str, now: datetime) -> Path:
@@ -126,19 +140,6 @@ def choose_preset(override: str | None) -> str:
     return "release" if has_gpu else "sm90"
 
 
-def nvidia_smi_target(device: int, env: dict[str, str]) -> str:
-    """What `nvidia-smi -i` needs to name the GPU that `--device=N` runs on.
-
-    With CUDA_DEVICE_ORDER=PCI_BUS_ID both count GPUs the same way, except that CUDA counts
-    only CUDA_VISIBLE_DEVICES: then device N is that list's N-th entry (an index or a UUID,
-    both of which nvidia-smi -i accepts)."""
-    if "CUDA_VISIBLE_DEVICES" in env:
-        visible = [entry.strip() for entry in env["CUDA_VISIBLE_DEVICES"].split(",")]
-        if device < len(visible) and visible[device]:
-            return visible[device]
-    return str(device)
-
-
 def run(options: Options, repo: Path = REPO_ROOT) -> Path:
     """Do the whole run; return the results folder. Raises GmbError after writing the summary
     when a flavor failed, so the shell sees a non-zero status."""
@@ -152,7 +153,7 @@ def run(options: Options, repo: Path = REPO_ROOT) -> Path:
     _step("setup failed", ["bash", "scripts/setup"], repo, env)
     preset = choose_preset(options.preset)
     targets = [BINARIES[flavor] for flavor in options.flavors]
-    _step("cmake configure failed", ["cmake", "--preset", preset], repo, env)
+    _step("cmake configure failed", configure_command(preset, options.cuda_archs), repo, env)
     _step("build failed", ["cmake", "--build", "--preset", preset, "--target", *targets], repo, env)
 
     binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
@@ -161,18 +162,20 @@ def run(options: Options, repo: Path = REPO_ROOT) -> Path:
     folder = make_run_dir(results_root, info["gpu_slug"], datetime.now())
     print(f"gmb: results folder {folder}", flush=True)
 
-    gpu = nvidia_smi_target(options.device, env)
-    before = _nvidia_smi(gpu)
+    # On a terminal, a progress line per flavor replaces Google Benchmark's table (kept in
+    # <flavor>.log); in logs and CI the table streams as it always did.
+    interactive = sys.stderr.isatty()
     runs = [
-        _run_flavor(flavor, binaries[flavor], folder, options, repo, env)
-        for flavor in options.flavors
+        _run_flavor(flavor, binaries[flavor], folder, options, repo, env,
+                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None)
+        for k, flavor in enumerate(options.flavors, start=1)
     ]
+    states = {flavor: health.load_state(folder, flavor) for flavor in options.flavors}
     record = RunInfo(
         gmb_command=options.gmb_command,
         preset=preset,
         flavor_runs=runs,
-        nvidia_smi_before=before,
-        nvidia_smi_after=_nvidia_smi(gpu),
+        health={flavor: state for flavor, state in states.items() if state is not None},
     )
     runinfo.save(record, folder)
     written = summary.write_summary(folder, record)
@@ -245,20 +248,28 @@ def _device_info(binary: str, device: int, repo: Path, env: dict[str, str]) -> d
 
 
 def _run_flavor(
-    flavor: str, binary: str, folder: Path, options: Options, repo: Path, env: dict[str, str]
+    flavor: str, binary: str, folder: Path, options: Options, repo: Path, env: dict[str, str],
+    progress: str | None,
 ) -> FlavorRun:
-    """Run one flavor, output streaming to the terminal; a failure is recorded, not raised, so
-    the other flavors still run."""
+    """Run one flavor; a failure is recorded, not raised, so the other flavors still run. With
+    `progress` (a terminal) the binary draws its progress line on stderr and its table goes to
+    <flavor>.log; otherwise its output streams as it comes."""
     out_json = _shown_path(folder / json_name(flavor), repo)
+    health_json = _shown_path(folder / health.health_file(flavor), repo)
     command = benchmark_command(
-        binary, options.device, options.repetitions, out_json, options.passthrough
+        binary, options.device, options.repetitions, out_json, options.passthrough,
+        health_json, progress,
     )
     shown = " ".join(f"{var}={shlex.quote(env[var])}" for var in _DEVICE_ENV if var in env)
     shown = f"{shown} {shlex.join(command)}".strip()
     print(f"gmb: {shown}", flush=True)
     start = time.monotonic()
     try:
-        returncode = subprocess.run(command, cwd=repo, env=env).returncode
+        if progress:
+            with open(folder / f"{flavor}.log", "w", encoding="utf-8") as log:
+                returncode = subprocess.run(command, cwd=repo, env=env, stdout=log).returncode
+        else:
+            returncode = subprocess.run(command, cwd=repo, env=env).returncode
     except OSError as err:
         print(f"gmb: cannot run {binary}: {err.strerror}", file=sys.stderr, flush=True)
         returncode = 127
@@ -276,23 +287,3 @@ def _shown_path(path: Path, repo: Path) -> str:
         return str(path.relative_to(repo.resolve()))
     except ValueError:
         return str(path)
-
-
-def _nvidia_smi(gpu: str) -> list[str]:
-    """Clocks, temperature and power at one moment; a missing or failing nvidia-smi is
-    recorded as such rather than stopping the run."""
-    command = [
-        "nvidia-smi", f"--query-gpu={summary.NVIDIA_SMI_FIELDS}", "--format=csv,noheader",
-        "-i", gpu,
-    ]
-    try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        return ["(nvidia-smi not found)"]
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return [f"(nvidia-smi failed: {err})"]
-    lines = [line.strip() for line in proc.stdout.splitlines() if line.strip()]
-    if proc.returncode != 0:
-        errors = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-        return [f"(nvidia-smi exited with {proc.returncode}: {' '.join(errors + lines)})"]
-    return lines

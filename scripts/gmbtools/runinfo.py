@@ -1,11 +1,12 @@
 """How a results folder was produced: build preset, exact commands, exit codes, wall times and
-nvidia-smi readings. `gmb run` saves it as `run_info.json` next to the benchmark JSON files so
+the GPU's health at the start and the end of each flavor (NVML, via the binaries). `gmb run` saves it as `run_info.json` next to the benchmark JSON files so
 that `gmb summary` can re-write summary.md later without losing what only the run knew.
 """
 
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import GmbError
 
@@ -29,6 +30,9 @@ class RunInfo:
     gmb_command: str  # the `scripts/gmb run ...` invocation itself
     preset: str
     flavor_runs: list[FlavorRun] = field(default_factory=list)
+    # flavor -> the binary's --gmb_health_out document (state at start and end, flagged names)
+    health: dict[str, Any] = field(default_factory=dict)
+    # Runs from before NVML health: nvidia-smi's readings, kept so old folders still load.
     nvidia_smi_before: list[str] = field(default_factory=list)
     nvidia_smi_after: list[str] = field(default_factory=list)
 

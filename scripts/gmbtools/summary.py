@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import results, runinfo
+from . import health, results, runinfo
 from .errors import GmbError
 from .flavors import FLAVORS, json_name
 from .results import Median, Results
@@ -26,6 +26,7 @@ CONTEXT_KEYS = (
     "gpu_cc",
     "gpu_sms",
     "gpu_l2_bytes",
+    "gpu_l1_shared_per_sm_bytes",
     "gpu_peak_gbs",
     "gpu_mem_clock_khz",
     "gpu_max_sm_clock_khz",
@@ -37,11 +38,15 @@ CONTEXT_KEYS = (
     "gmb_array_bytes",
     "gmb_launches_per_iteration",
     "gmb_built_for",
+    "nvidia_driver",
+    "gpu_uuid",
+    "health_nvml",
     "date",
     "host_name",
     "library_build_type",
 )
 
+# What runs from before NVML health recorded with nvidia-smi (their run_info.json keeps it).
 NVIDIA_SMI_FIELDS = (
     "name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,"
     "temperature.gpu,power.draw"
@@ -85,9 +90,12 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str
     lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
     lines += _run_section(loaded, info)
     lines += context_section(contexts)
+    flagged = {f: health.affected(r.records) for f, r in loaded.items() if isinstance(r, Results)}
+    states = info.health if info is not None else {}
+    lines += health.section(contexts, flagged, {f: states.get(f) for f in contexts})
     for flavor, value in loaded.items():
         if isinstance(value, Results):
-            lines += _flavor_section(flavor, value)
+            lines += _flavor_section(flavor, value, flagged[flavor])
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -130,11 +138,13 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
     if info is not None:
         lines += ["Commands, run from the repository root:", "", "```sh"]
         lines += [run.command for run in info.flavor_runs] or ["(none)"]
-        lines += ["```", "", f"`nvidia-smi --query-gpu={NVIDIA_SMI_FIELDS}`:", ""]
-        for when, readings in (("before", info.nvidia_smi_before),
-                               ("after", info.nvidia_smi_after)):
-            lines += [f"- {when}: `{reading}`" for reading in readings] or [f"- {when}: (none)"]
-        lines.append("")
+        lines += ["```", ""]
+        if info.nvidia_smi_before or info.nvidia_smi_after:
+            lines += [f"`nvidia-smi --query-gpu={NVIDIA_SMI_FIELDS}`:", ""]
+            for when, readings in (("before", info.nvidia_smi_before),
+                                   ("after", info.nvidia_smi_after)):
+                lines += [f"- {when}: `{r}`" for r in readings] or [f"- {when}: (none)"]
+            lines.append("")
     return lines
 
 
@@ -155,20 +165,22 @@ def context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
     return lines + [""]
 
 
-def _flavor_section(flavor: str, loaded: Results) -> list[str]:
+def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> list[str]:
     medians = results.median_by_name(loaded.records)
     lines = [f"## Flavor `{flavor}` (`{json_name(flavor)}`)", ""]
     recorded_flavor = loaded.context.get("gmb_flavor")
     if recorded_flavor != flavor:
         lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]
 
-    lines += headline_tables(loaded.context, medians)
+    lines += headline_tables(loaded.context, medians, flagged)
     valid = [m for m in medians.values() if m.error is None]
     errored = [m for m in medians.values() if m.error]
     with_cv = [m for m in valid if m.cv is not None]
     lines.append(
         f"- benchmarks: {len(medians)} ({len(valid)} valid, {len(errored)} errored or skipped)"
     )
+    if flagged:
+        lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
     if with_cv:
         worst = max(with_cv, key=lambda m: m.cv or 0.0)
         lines.append(f"- largest cv: {_percent(worst.cv)} (`{worst.name}`)")
@@ -180,19 +192,22 @@ def _flavor_section(flavor: str, loaded: Results) -> list[str]:
     return lines + [""]
 
 
-def headline_tables(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:
+def headline_tables(context: dict[str, Any], medians: dict[str, Median],
+                    flagged: dict[str, int] | None = None) -> list[str]:
     """The best read/write/copy and the references, then the ratios between them: the headline
-    of one flavor's results (used by summary.md and report.md)."""
+    of one flavor's results (used by summary.md and report.md). Benchmarks in `flagged` (run
+    health) are marked."""
+    flagged = flagged or {}
     best = {family: _best(medians, family) for family in FAMILIES}
     memcpy, memset = medians.get(MEMCPY), medians.get(MEMSET)
     lines = [
         "| | benchmark | GB/s | % of peak | cv |",
         "|---|---|---:|---:|---:|",
-        _row("best read", best["read"]),
-        _row("best write", best["write"]),
-        _row("best copy", best["copy"]),
-        _row(MEMCPY, memcpy),
-        _row(MEMSET, memset),
+        _row("best read", best["read"], flagged),
+        _row("best write", best["write"], flagged),
+        _row("best copy", best["copy"], flagged),
+        _row(MEMCPY, memcpy, flagged),
+        _row(MEMSET, memset, flagged),
         "",
     ]
 
@@ -220,13 +235,14 @@ def _best(medians: dict[str, Median], family: str) -> Median | None:
     return max(candidates, key=lambda m: m.bytes_per_second or 0.0, default=None)
 
 
-def _row(label: str, median: Median | None) -> str:
+def _row(label: str, median: Median | None, flagged: dict[str, int]) -> str:
     if median is None:
         return f"| {label} | (not in this file) | | | |"
     if median.error is not None:
         return f"| {label} | `{median.name}` | error (see below) | | |"
+    mark = f" ⚠ {health.describe(flagged[median.name])}" if median.name in flagged else ""
     return (
-        f"| {label} | `{median.name}` | {_gbs(median.bytes_per_second)} |"
+        f"| {label} | `{median.name}`{mark} | {_gbs(median.bytes_per_second)} |"
         f" {_number(median.pct_peak)} | {_percent(median.cv)} |"
     )
 

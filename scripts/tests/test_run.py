@@ -74,17 +74,17 @@ def test_parse_flavors():
             run.parse_flavors(bad)
 
 
-@pytest.mark.parametrize(
-    ("device", "env", "expected"),
-    [
-        (1, {}, "1"),
-        (1, {"CUDA_VISIBLE_DEVICES": "4,6"}, "6"),
-        (0, {"CUDA_VISIBLE_DEVICES": "GPU-8f2a, 3"}, "GPU-8f2a"),
-        (3, {"CUDA_VISIBLE_DEVICES": "4,6"}, "3"),  # CUDA will refuse it; nothing better to ask
-    ],
-)
-def test_nvidia_smi_names_the_device_cuda_runs_on(device, env, expected):
-    assert run.nvidia_smi_target(device, env) == expected
+def test_configure_command_takes_the_users_architectures():
+    assert run.configure_command("release", None) == ["cmake", "--preset", "release"]
+    assert run.configure_command("sm90", "80;90") == [
+        "cmake", "--preset", "sm90", "-DCMAKE_CUDA_ARCHITECTURES=80;90"]
+
+
+def test_benchmark_command_with_health_file_and_progress():
+    command = run.benchmark_command("build/release/gmembench", 0, 5, "r/default.json", (),
+                                    "r/health-default.json", "default 1/3")
+    assert command[-2:] == ["--gmb_health_out=r/health-default.json",
+                            "--gmb_progress=default 1/3"]
 
 
 def test_preset_override():
@@ -115,6 +115,10 @@ doc = json.loads(Path(os.environ["FAKE_FIXTURE"]).read_text())
 doc["context"]["gmb_flavor"] = {{"gmembench": "default", "gmembench-ca": "ca",
                                 "gmembench-cg": "cg"}}[name]
 Path(out).write_text(json.dumps(doc))
+health = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--gmb_health_out=")]
+if health:
+    Path(health[0]).write_text(json.dumps({{"nvml": "on", "start": {{"sm_mhz": "1980"}},
+                                           "end": {{"sm_mhz": "1755"}}, "flagged": {{}}}}))
 """
 
 FAKE_TOOL = """\
@@ -176,8 +180,8 @@ def test_full_run(fake, capfd):
 
     assert folder.parent == fake.root / "results" / "fake-h100"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "ca.json", "cg.json", "default.json", "figures", "report.md", "run_info.json",
-        "summary.md"]
+        "ca.json", "cg.json", "default.json", "figures", "health-ca.json", "health-cg.json",
+        "health-default.json", "report.md", "run_info.json", "summary.md"]
     # The fixture has coalesced copies and references: the flavors figure applies.
     assert (folder / "figures" / "flavors.png").stat().st_size > 0
     assert "![Load caching" in (folder / "report.md").read_text()
@@ -186,10 +190,6 @@ def test_full_run(fake, capfd):
         "nvidia-smi -L",
         "cmake --preset release",
         "cmake --build --preset release --target gmembench gmembench-ca gmembench-cg",
-        "nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,"
-        "clocks.max.mem,temperature.gpu,power.draw --format=csv,noheader -i 0",
-        "nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,"
-        "clocks.max.mem,temperature.gpu,power.draw --format=csv,noheader -i 0",
     ]
     rel = folder.relative_to(fake.root)
     calls = fake.binary_calls()
@@ -197,6 +197,7 @@ def test_full_run(fake, capfd):
     assert calls[1] == ["gmembench", "--device=0", "--benchmark_repetitions=3",
                         "--benchmark_display_aggregates_only=true",
                         f"--benchmark_out={rel}/default.json", "--benchmark_out_format=json",
+                        f"--gmb_health_out={rel}/health-default.json",
                         "--benchmark_filter=copy"]
     assert [c[0] for c in calls[2:]] == ["gmembench-ca", "gmembench-cg"]
 
@@ -204,9 +205,10 @@ def test_full_run(fake, capfd):
     assert "- build preset: `release`" in summary
     assert ("CUDA_DEVICE_ORDER=PCI_BUS_ID build/release/gmembench-cg --device=0 "
             "--benchmark_repetitions=3") in summary
-    assert "- before: `Fake H100, 580.65.06, 1980 MHz" in summary
+    assert "## Run health" in summary
     assert "## Flavor `cg`" in summary
     info = json.loads((folder / "run_info.json").read_text())
+    assert info["health"]["cg"]["end"] == {"sm_mhz": "1755"}
     assert [r["exit_code"] for r in info["flavor_runs"]] == [0, 0, 0]
     assert capfd.readouterr().out.rstrip().splitlines()[-1] == str(folder)
 

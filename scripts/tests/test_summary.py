@@ -174,3 +174,35 @@ def test_every_fixture_summarises_to_its_best_results(tmp_path, path):
             best = max(valid, key=lambda m: m.bytes_per_second)
             gbs = f"{best.bytes_per_second / 1e9:.1f}"
             assert f"| best {family} | `{best.name}` | {gbs} |" in section
+
+
+def test_run_health_marks_affected_benchmarks(tmp_path):
+    from conftest import iteration, write_gb
+
+    context = {"date": "2026-01-01", "gmb_flavor": "default", "gpu_peak_gbs": "4814.3",
+               "health_nvml": "on", "health_start_sm_mhz": "1980",
+               "health_start_other_pids": "4242"}
+    write_gb(tmp_path / "default.json", [
+        iteration("copy/f32x4/ilp:1/grid:full", 2.7e12, 0, health_flags=1),
+        iteration("copy/f32x4/ilp:1/grid:full", 1.6e12, 1, health_flags=0),
+        iteration("ref/memcpy_d2d", 2.8e12, 0, health_flags=0),
+    ], context)
+    text = write_summary(tmp_path).path.read_text()
+    assert "- default: watched through NVML, **1 benchmark(s) affected**" in text
+    assert "- `copy/f32x4/ilp:1/grid:full`: another process on the GPU" in text
+    assert "`copy/f32x4/ilp:1/grid:full` ⚠ another process on the GPU" in text
+    assert "`ref/memcpy_d2d` ⚠" not in text
+    assert "other processes: 4242" in text
+
+
+def test_quiet_run_and_runs_without_health(tmp_path):
+    from conftest import iteration, write_gb
+
+    write_gb(tmp_path / "default.json", [iteration("ref/memset", 4.5e12, 0, health_flags=0)],
+             {"date": "2026-01-01", "gmb_flavor": "default", "health_nvml": "on"})
+    write_gb(tmp_path / "ca.json", [iteration("ref/memset", 4.5e12)],
+             {"date": "2026-01-01", "gmb_flavor": "ca"})
+    text = write_summary(tmp_path).path.read_text()
+    assert "- default: watched through NVML, no benchmark affected" in text
+    assert "- ca: not recorded" in text
+    assert "⚠" not in text

@@ -106,10 +106,19 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
   }
   EXPECT_EQ(context.at("gmb_array_bytes"), std::to_string(8 << 20));
 
+  EXPECT_EQ(context.at("health_nvml"), "on");
+  EXPECT_TRUE(context.contains("gpu_uuid"));
+  EXPECT_TRUE(context.contains("nvidia_driver"));
+
   const auto& benchmarks = json.at("benchmarks");
   ASSERT_EQ(benchmarks.size(), 6u);  // 2 refs + copy and read on both grids
+  // A quiet GPU: no health flag, and no warning on the console.
+  EXPECT_EQ(r.output.find("gmembench: warning"), std::string::npos) << r.output;
   for (const auto& b : benchmarks) {
     const std::string name = b.at("name");
+    EXPECT_EQ(name.find("min_time"), std::string::npos) << name;
+    EXPECT_EQ(b.at("health_flags").get<double>(), 0.0) << name;
+    EXPECT_GT(b.at("health_sm_mhz_min").get<double>(), 0.0) << name;
     EXPECT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
     EXPECT_GT(b.at("bytes_per_second").get<double>(), 0.0) << name;
     EXPECT_GT(b.at("pct_peak").get<double>(), 0.0) << name;
@@ -118,6 +127,95 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
       EXPECT_DOUBLE_EQ(b.at("model_efficiency").get<double>(), 1.0) << name;
     }
   }
+}
+
+std::vector<std::string> listed(const std::string& args) {
+  const result r = run(std::string(GMB_BINARY_DEFAULT) + " --benchmark_list_tests " + args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> names;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find('/') != std::string::npos && line.rfind("gmembench:", 0) != 0) {
+      names.push_back(line);
+    }
+  }
+  return names;
+}
+
+#ifdef GMB_BENCHMARK_MIN_TIME_SUFFIX
+constexpr const char* kMinTimeFlag = "--benchmark_min_time=0.05s";
+#else
+constexpr const char* kMinTimeFlag = "--benchmark_min_time=0.05";
+#endif
+
+TEST(BinaryOnGpu, NamesAreTheSameWithAndWithoutMinTime) {
+  GMB_REQUIRE_GPU();
+  const std::string filter = " --benchmark_filter='^(ref/|copy/f32x4/ilp:1/)'";
+  const auto plain = listed(filter);
+  EXPECT_EQ(plain.size(), 4u);
+  EXPECT_EQ(listed(filter + " " + kMinTimeFlag), plain);
+  for (const auto& name : plain) EXPECT_EQ(name.find("min_time"), std::string::npos) << name;
+
+  // And in the JSON of a run without the flag.
+  const std::string out = ::testing::TempDir() + "gmb_names.json";
+  const result r = run(std::string(GMB_BINARY_DEFAULT) +
+                       " --gmb_bytes=8M --benchmark_filter='^ref/memset$'"
+                       " --benchmark_out_format=json --benchmark_out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  ASSERT_EQ(json.at("benchmarks").size(), 1u);
+  EXPECT_EQ(json.at("benchmarks")[0].at("name"), "ref/memset/manual_time");
+}
+
+TEST(BinaryOnGpu, FiltersMatchTheNamesWithoutManualTime) {
+  GMB_REQUIRE_GPU();
+  EXPECT_EQ(listed("--benchmark_filter='^copy/f32x4/ilp:1/grid:full$'"),
+            std::vector<std::string>{"copy/f32x4/ilp:1/grid:full/manual_time"});
+  EXPECT_EQ(listed("--benchmark_filter='^copy/f32x4/ilp:1/grid:full/manual_time$'"),
+            std::vector<std::string>{"copy/f32x4/ilp:1/grid:full/manual_time"});
+  expect_one_line_error("--benchmark_filter='^nothing/'", "no benchmark matched the filter");
+  expect_one_line_error("--benchmark_filter='copy/(f32'", "--benchmark_filter:");
+}
+
+/// Starts the competitor and waits until it streams; pclose() waits for its end.
+FILE* start_hog(double seconds) {
+  FILE* hog = popen((std::string(GMB_STREAM_HOG) + " " + std::to_string(seconds)).c_str(), "r");
+  char line[64] = {};
+  if (hog && !std::fgets(line, sizeof(line), hog)) {
+    pclose(hog);
+    return nullptr;
+  }
+  return hog;
+}
+
+TEST(BinaryOnGpu, AnotherProcessOnTheGpuIsFlaggedAndWarned) {
+  GMB_REQUIRE_GPU();
+  FILE* hog = start_hog(20);
+  ASSERT_NE(hog, nullptr) << "the competing process did not start";
+  const std::string out = ::testing::TempDir() + "gmb_health.json";
+  const std::string health = ::testing::TempDir() + "gmb_health_state.json";
+  const result r = run(std::string(GMB_BINARY_DEFAULT) +
+                       " --gmb_bytes=256M --benchmark_filter='^(ref/|copy/f32x4/ilp:1/grid:full)'"
+                       " --gmb_health_out=" + health +
+                       " --benchmark_out_format=json --benchmark_out=" + out);
+  pclose(hog);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("gmembench: warning: GPU 0: another process on the GPU (pid "),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("benchmarks ran under: another process on the GPU"), std::string::npos)
+      << r.output;
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  for (const auto& b : json.at("benchmarks")) {
+    const auto flags = static_cast<unsigned>(b.at("health_flags").get<double>());
+    EXPECT_TRUE(flags & 1u) << b.at("name");
+  }
+  std::ifstream state_file(health);
+  const nlohmann::json state = nlohmann::json::parse(state_file);
+  EXPECT_EQ(state.at("nvml"), "on");
+  EXPECT_EQ(state.at("flagged").size(), 3u);
+  EXPECT_NE(state.at("start").at("other_pids"), "none");
 }
 
 using tokens = std::set<std::string>;

@@ -53,6 +53,13 @@ TEST(DeviceInfo, UnifiedL1SharedMemoryFromTheComputeCapability) {
   EXPECT_EQ(unified_l1_shared_per_sm_bytes(8, 0), 192u * 1024);  // A100
   EXPECT_EQ(unified_l1_shared_per_sm_bytes(8, 9), 128u * 1024);  // Ada
   EXPECT_EQ(unified_l1_shared_per_sm_bytes(12, 7), 0u);          // unknown: no guess
+  device_info future;
+  future.cc_major = 12;
+  future.cc_minor = 7;
+  EXPECT_EQ(l1_shared_text(future), "unknown");
+  future.cc_major = 9;
+  future.cc_minor = 0;
+  EXPECT_EQ(l1_shared_text(future), "262144");
 }
 
 }  // namespace
