@@ -102,7 +102,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path, content, fragment):
 
 def test_medians_are_the_median_aggregates_with_min_max_spread():
     medians = frame.medians_frame([results.load(H200_DEFAULT)]).set_index("name")
-    assert len(medians) == 20  # the benchmarks kept in fixtures/runs/h200-baselines
+    assert len(medians) == 22  # the benchmarks kept in fixtures/runs/h200-baselines
     runs: dict[str, list[float]] = {}
     for e in entries(H200_DEFAULT):
         name = e["run_name"].removesuffix(GB_SUFFIX)
