@@ -2,3 +2,5 @@
 into summaries, tables (pandas), figures (matplotlib) and reports. See DESIGN.md for the naming
 contract and the context keys these modules rely on.
 """
+
+__version__ = "0.1.0"  # the one place: pyproject.toml reads it
