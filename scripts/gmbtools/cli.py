@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GmbError
+from .repo import find_repo
 from .flavors import FLAVORS
 
 
@@ -263,11 +264,11 @@ def _ncu(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     from .flavors import BINARIES
 
     binary = Path("build") / run.choose_preset(args.preset) / BINARIES[args.flavor]
-    if not (run.REPO_ROOT / binary).is_file():
+    if not (find_repo() / binary).is_file():
         raise GmbError(f"{binary} is not built: run scripts/gmb run (or cmake --build) first")
     if any(not arg.startswith("--gmb_") for arg in extra):
         raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
-    options = ncu.Options(binary=str(run.REPO_ROOT / binary), device=args.device,
+    options = ncu.Options(binary=str(find_repo() / binary), device=args.device,
                           benchmark_filter=args.filter, out=args.out, passthrough=tuple(extra))
     print(ncu.run(options))
     return 0

@@ -20,9 +20,8 @@ from typing import Any
 from . import health, runinfo, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
+from .repo import find_repo
 from .runinfo import FlavorRun, RunInfo
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 PASSTHROUGH_PREFIXES = ("--benchmark_", "--gmb_")
 
@@ -140,9 +139,10 @@ def choose_preset(override: str | None) -> str:
     return "release" if has_gpu else "sm90"
 
 
-def run(options: Options, repo: Path = REPO_ROOT) -> Path:
+def run(options: Options, repo: Path | None = None) -> Path:
     """Do the whole run; return the results folder. Raises GmbError after writing the summary
     when a flavor failed, so the shell sees a non-zero status."""
+    repo = repo or find_repo()
     env = dict(os.environ)
     # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
     # `nvidia-smi -i N` the same GPU unless the user chose an order.
