@@ -76,8 +76,9 @@ class environment {
 
   /// A case's own buffers live from its first run until another case runs (Google Benchmark
   /// runs a case several times: repetitions and iteration sizing), then `release` frees them.
-  void hold(const std::string& name, const std::function<void(environment&)>& release);
-  void release_held();
+  /// Both return whether an earlier case's buffers were freed.
+  bool hold(const std::string& name, const std::function<void(environment&)>& release);
+  bool release_held();
 
  private:
   device_info device_;

@@ -33,7 +33,9 @@ REPO = SCRIPTS.parent
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 DOCS_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "docs"
 FIXTURE_RUN = DOCS_FIXTURES / "run"
-NAMES = [n for n in (DOCS_FIXTURES / "names.txt").read_text().splitlines() if n]
+# `gmembench --benchmark_list_tests` output: the names with Google Benchmark's suffix.
+NAMES = [n.removesuffix("/manual_time")
+         for n in (DOCS_FIXTURES / "names.txt").read_text().splitlines() if n]
 README_LIMIT = 12288  # bytes: the front page must stay a front page
 
 FIGURES = ("stride", "offset", "flavors", "reuse", "aos_soa", "word_ilp", "working_set")
