@@ -1,5 +1,7 @@
 #include "benchmarks/harness.cuh"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <set>
@@ -38,9 +40,30 @@ environment::environment(int device, std::size_t array_bytes, int launches_per_i
                                   : gmb::launches_per_iteration(array_bytes, device_.l2_bytes)),
       in_(array_bytes),
       out_(array_bytes),
-      flush_(device_.l2_bytes) {
+      flush_(device_.l2_bytes),
+      probe_(kProbeBytes) {
   GMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GMB_CUDA_CHECK(cudaMalloc(&counter_, sizeof(*counter_)));
+  quiet_probe_seconds_ = probe_seconds();
+  for (int i = 0; i < 8; ++i) quiet_probe_seconds_ = std::min(quiet_probe_seconds_, probe_seconds());
+}
+
+double environment::probe_seconds() {
+  timer_.start(stream_);
+  for (int i = 0; i < 4; ++i) probe_.poison(stream_);
+  timer_.stop(stream_);
+  return timer_.seconds();
+}
+
+double environment::settle() {
+  constexpr double kTolerance = 1.02;  // within 2% of the quiet time
+  constexpr double kMaxSeconds = 3.0;
+  const auto start = std::chrono::steady_clock::now();
+  double waited = 0;
+  while (probe_seconds() > kTolerance * quiet_probe_seconds_ && waited < kMaxSeconds) {
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return waited;
 }
 
 environment::~environment() {
@@ -53,8 +76,8 @@ environment::~environment() {
 }
 
 std::size_t environment::required_bytes(const device_info& device, std::size_t array_bytes) {
-  // in, out, the flush buffer, and an index table of at most one array (warp.cu).
-  return 3 * array_bytes + l2_flush::bytes_for(device.l2_bytes);
+  // in, out, the flush buffer, an index table of at most one array (warp.cu), the probe.
+  return 3 * array_bytes + l2_flush::bytes_for(device.l2_bytes) + kProbeBytes;
 }
 
 const std::uint32_t* environment::index_table(const hash_permutation& perm) {
@@ -154,13 +177,11 @@ double timed_iteration(environment& env, const bench_case& c, int launches) {
 /// Before timing, launches as the timed loop does until they have taken 2 ms of GPU time (at
 /// most 64 launches): module load, first touch of the pages, TLB and clocks settle even for
 /// kernels of a few microseconds, whose results otherwise depended on the minimum time.
-/// Right after a case freed large buffers the GPU runs slower for a while (the first
-/// repetition after the stride family ran 8% slow on an H200): then 25 ms.
-void warm_up(environment& env, const bench_case& c, bool after_release) {
-  const double warm_up_seconds = after_release ? 25e-3 : 2e-3;
-  const int max_launches = after_release ? 1024 : 64;
+void warm_up(environment& env, const bench_case& c) {
+  constexpr double kWarmUpSeconds = 2e-3;
+  constexpr int kMaxLaunches = 64;
   double spent = 0;
-  for (int i = 0; i < max_launches && spent < warm_up_seconds; ++i) {
+  for (int i = 0; i < kMaxLaunches && spent < kWarmUpSeconds; ++i) {
     spent += timed_iteration(env, c, 1);
   }
 }
@@ -204,7 +225,8 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
   try {
     const bool released = env.hold(c.name, c.release);
     c.prepare(env);
-    warm_up(env, c, released);
+    if (released || c.release) env.settle();  // the memory map changed: let the GPU finish
+    warm_up(env, c);
     GMB_CUDA_CHECK(cudaGetLastError());
     c.prepare(env);  // poison again: verification must see the timed launches' writes
     if (!c.cold_l2) c.launch(env);  // hot benchmarks start hot, not with what prepare left

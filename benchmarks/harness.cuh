@@ -80,6 +80,11 @@ class environment {
   bool hold(const std::string& name, const std::function<void(environment&)>& release);
   bool release_held();
 
+  /// After large buffers were freed or made, the GPU runs slower for a while (up to 8% for
+  /// tens of milliseconds on an H200): waits until a probe (memsets of a buffer of its own)
+  /// runs within 2% of its quiet time again, at most 3 s. Returns the seconds waited.
+  double settle();
+
  private:
   device_info device_;
   int launches_per_iteration_ = 1;
@@ -87,6 +92,8 @@ class environment {
   device_buffer in_;
   device_buffer out_;
   l2_flush flush_;
+  static constexpr std::size_t kProbeBytes = std::size_t(256) << 20;
+  device_buffer probe_;  // settle()'s, its own so no case's data is touched
   event_timer timer_;
   unsigned long long* counter_ = nullptr;
   device_buffer index_table_;
@@ -97,6 +104,8 @@ class environment {
   std::map<std::string, unsigned> flagged_;
   std::string held_name_;
   std::function<void(environment&)> held_release_;
+  double quiet_probe_seconds_ = 0;
+  double probe_seconds();
 };
 
 /// One benchmark: what to set up, what to time, how to check it, and what it moves.
