@@ -206,3 +206,15 @@ def test_quiet_run_and_runs_without_health(tmp_path):
     assert "- default: watched through NVML, no benchmark affected" in text
     assert "- ca: not recorded" in text
     assert "⚠" not in text
+
+
+def test_debug_google_benchmark_is_explained(tmp_path):
+    from conftest import iteration, write_gb
+
+    write_gb(tmp_path / "default.json", [iteration("ref/memset", 4.5e12)],
+             {"date": "2026-01-01", "gmb_flavor": "default", "library_build_type": "debug"})
+    text = write_summary(tmp_path).path.read_text()
+    assert "does not apply here, every time is a CUDA-event time" in text
+    write_gb(tmp_path / "default.json", [iteration("ref/memset", 4.5e12)],
+             {"date": "2026-01-01", "gmb_flavor": "default", "library_build_type": "release"})
+    assert "CUDA-event time" not in write_summary(tmp_path).path.read_text()
