@@ -2,7 +2,7 @@
 
 - `scripts/gmb summary|load|plot|report|compare ...` (and `gmb ...`, the installed command) run
   for real on a copy of fixtures/docs/run (trimmed from a committed H200 run by
-  fixtures/docs/trim.py): every `results/<slug>/<stamp>` path (and RESULTS_DIR) is replaced by
+  fixtures/trim_run.py): every `results/<slug>/<stamp>` path (and RESULTS_DIR) is replaced by
   that copy, A.json/B.json by two of its files, /tmp/... by a folder under tmp_path; each must
   exit 0 and write what it promises.
 - `build/<preset>/gmembench[-ca|-cg] ...`, `scripts/gmb run ...`, `scripts/gmb ncu ...`: every
