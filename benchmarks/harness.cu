@@ -203,7 +203,8 @@ class release_guard {
 
 }  // namespace
 
-std::string run_untimed(environment& env, const bench_case& c, int launches) {
+std::string run_untimed(environment& env, const bench_case& c, int launches,
+                        measurements* measured) {
   const release_guard guard(env, c);
   c.prepare(env);
   for (int i = 0; i < launches; ++i) {
@@ -212,7 +213,9 @@ std::string run_untimed(environment& env, const bench_case& c, int launches) {
   }
   GMB_CUDA_CHECK(cudaGetLastError());
   GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
-  return c.verify(env);
+  const std::string error = c.verify(env);
+  if (measured && c.measured && error.empty()) *measured = c.measured(env);
+  return error;
 }
 
 /// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
@@ -222,6 +225,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
       c.launches_per_iteration > 0 ? c.launches_per_iteration : env.launches_per_iteration();
   env.console().started(c.name);
   std::optional<health::window> health;
+  std::vector<std::pair<std::string, double>> measured;
   try {
     const bool released = env.hold(c.name, c.release);
     c.prepare(env);
@@ -238,6 +242,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
       health = env.health()->end();
       env.record_health(c.name, *health);
     }
+    if (c.measured) measured = c.measured(env);
     const std::string error = c.verify(env);
     if (!error.empty()) {
       record_failure(state, c.name, "wrong result: " + error);
@@ -249,6 +254,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
   }
   set_counters(state, env, c, launches);
   if (health) set_health_counters(state, *health);
+  for (const auto& [key, value] : measured) state.counters[key] = value;
 }
 
 void run_profiled(benchmark::State& state, environment& env, const bench_case& c) {

@@ -121,14 +121,20 @@ struct bench_case {
                         // false: cache benchmarks, which run hot (warmed before timing)
   int launches_per_iteration = 0;            // 0: the environment's choice
   std::function<void(environment&)> release; // frees what prepare allocated (may be empty)
+  /// Numbers the case measures itself (in-kernel clocks, say), read after a verified run and
+  /// reported as counters (may be empty).
+  std::function<std::vector<std::pair<std::string, double>>(environment&)> measured;
 };
 
 /// Which sweeps families register: the quick default suite or every point of every sweep.
 enum class sweep { kQuick, kFull };
 
 /// Runs a case the way the benchmark does (prepare, warm-up, launches, verify), untimed.
-/// The device tests use it; returns the verification message.
-std::string run_untimed(environment& env, const bench_case& c, int launches = 2);
+/// The device tests use it; returns the verification message, and the case's own
+/// measurements in `measured` when asked.
+using measurements = std::vector<std::pair<std::string, double>>;
+std::string run_untimed(environment& env, const bench_case& c, int launches = 2,
+                        measurements* measured = nullptr);
 
 /// The body of every registered benchmark.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c);

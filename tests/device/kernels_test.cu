@@ -56,11 +56,13 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["reuse"], 11 * 2);  // 11 patterns x {driver's, small} L1
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
   EXPECT_GE(per_family["cache"], 9 + 7);  // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
+  EXPECT_GE(per_family["latency"], 2 * 5);  // 1 and 32 lanes, at least up to 256 MiB
 
   const double array = static_cast<double>(kTestArrayBytes);
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(run_untimed(*env_, c), "");
+    measurements measured;
+    EXPECT_EQ(run_untimed(*env_, c, 2, &measured), "");
     const std::string family = family_of(c.name);
     if (family == "aos" || family == "soa" || family == "aos_staged") {
       // verify() checked every output word against the xor of the fields it must read.
@@ -103,6 +105,16 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_FALSE(c.model.has_value());
       EXPECT_GT(c.bytes_read, 0.0);
       EXPECT_EQ(c.bytes_written, 0.0);
+      continue;
+    }
+    if (family == "latency") {  // verify() checked where every lane's walk ended
+      EXPECT_EQ(c.bytes_written, 0.0);
+      EXPECT_GT(c.bytes_read, 0.0);
+      std::map<std::string, double> counters(measured.begin(), measured.end());
+      EXPECT_GT(counters["latency_ns"], 1.0);
+      EXPECT_GT(counters["latency_cycles"], 1.0);
+      EXPECT_GT(counters["sm_clock_mhz"], 100.0);
+      EXPECT_LT(counters["sm_clock_mhz"], 1.05e-3 * env_->device().max_sm_clock_khz);
       continue;
     }
     if (family == "matrix") {  // verify() checked the matrix and the untouched padding
@@ -153,6 +165,26 @@ TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
     EXPECT_NE(c.verify(*env_), "");
     if (c.release) c.release(*env_);
   }
+}
+
+TEST_F(Cases, ChaseLatencyGrowsFromL1ToDram) {
+  std::map<std::string, double> ns;
+  for (const auto& c : all_cases(*env_)) {
+    if (!starts_with(c.name, "latency/chase/") || c.name.find("lanes:1") == std::string::npos) {
+      continue;
+    }
+    SCOPED_TRACE(c.name);
+    measurements measured;
+    ASSERT_EQ(run_untimed(*env_, c, 3, &measured), "");
+    for (const auto& [key, value] : measured) {
+      if (key == "latency_ns") ns[c.name] = value;
+    }
+  }
+  const double l1 = ns["latency/chase/ws:16384/lanes:1"];
+  const double l2 = ns["latency/chase/ws:1048576/lanes:1"];
+  const double dram = ns["latency/chase/ws:268435456/lanes:1"];
+  EXPECT_LT(l1, l2);
+  EXPECT_LT(l2, dram);
 }
 
 TEST_F(Cases, VerificationRejectsOneWrongOutputWord) {

@@ -1,0 +1,27 @@
+#pragma once
+// The pointer chase's chain (kernels/latency.cuh): 2^bits lines visited in the order of a hash
+// permutation, line chase_line(k) pointing to chase_line(k + 1): one cycle through every line.
+// Host and device share it: the kernels build and walk the chain, the host checks where a walk
+// must end.
+#include <cstddef>
+#include <cstdint>
+
+#include "gmb/host_device.hpp"
+#include "gmb/pattern.cuh"
+
+namespace gmb {
+
+inline constexpr std::size_t kChaseLineBytes = 128;
+inline constexpr std::size_t kChaseLineWords = kChaseLineBytes / sizeof(std::uint32_t);
+
+/// Where lane `lane` of `lanes` starts on the cycle of n lines: evenly spread.
+GMB_HD std::size_t chase_start(unsigned lane, unsigned lanes, std::size_t n) {
+  return n / lanes * lane;
+}
+
+/// The line visited k-th on the cycle of n = 2^perm.bits lines (k taken modulo n).
+GMB_HD std::uint32_t chase_line(const hash_permutation& perm, std::size_t n, std::size_t k) {
+  return perm(k & (n - 1));
+}
+
+}  // namespace gmb
