@@ -2,7 +2,9 @@
 // 16 GiB (DRAM, far beyond what the TLB covers), by one thread (lanes:1, nothing else in
 // flight) and by one warp (lanes:32, 32 chains at once). Quick: 16K, 128K, 1M, 16M, 256M, 2G,
 // 16G; full: every power of two from 4 KiB to the largest that fits (at most 64 GiB).
-// Counters, from the last launch's in-kernel clocks: latency_ns and latency_cycles per load,
+// Sets of at most one launch's steps (256 KiB) are walked once untimed in each launch first:
+// the L1 keeps nothing across launches. Counters, from the last launch's in-kernel clocks:
+// latency_ns and latency_cycles per load,
 // sm_clock_mhz = cycles / ns (the clock the run had, not the maximum). Sets within the L2 run
 // hot; larger ones are flushed before every timed iteration (building the chain leaves lines
 // in the L2). Every run is verified: each lane must end on the line the host computes.
@@ -57,15 +59,17 @@ bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
     GMB_CUDA_CHECK(cudaGetLastError());
     s->launches = 0;
   };
+  // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
+  const unsigned warm_steps = n <= kStepsPerLaunch ? static_cast<unsigned>(n) : 0;
   c.launch = [=](environment& e) {
     chase<cache_op::kDefault><<<1, lanes, 0, e.stream()>>>(
-        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), kStepsPerLaunch,
-        s->record.data<chase_record>());
+        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), warm_steps,
+        kStepsPerLaunch, s->record.data<chase_record>());
     ++s->launches;
   };
   c.verify = [=](environment& e) -> std::string {
     const auto got = s->position.copy_words_to_host(0, lanes, e.stream());
-    const std::size_t walked = s->launches * kStepsPerLaunch;
+    const std::size_t walked = s->launches * (warm_steps + kStepsPerLaunch);
     for (unsigned lane = 0; lane < lanes; ++lane) {
       const std::uint32_t expected = chase_line(perm, n, chase_start(lane, lanes, n) + walked);
       if (got[lane] != expected) {
