@@ -57,10 +57,9 @@ double environment::probe_seconds() {
 
 double environment::settle() {
   constexpr double kTolerance = 1.02;  // within 2% of the quiet time
-  constexpr double kMaxSeconds = 3.0;
   const auto start = std::chrono::steady_clock::now();
   double waited = 0;
-  while (probe_seconds() > kTolerance * quiet_probe_seconds_ && waited < kMaxSeconds) {
+  while (probe_seconds() > kTolerance * quiet_probe_seconds_ && waited < kMaxSettleSeconds) {
     waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return waited;
@@ -119,7 +118,7 @@ bool environment::hold(const std::string& name,
     held_name_ = name;
     held_release_ = release;
   }
-  return released;
+  return released || static_cast<bool>(release);
 }
 
 bool environment::release_held() {
@@ -227,9 +226,13 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
   std::optional<health::window> health;
   std::vector<std::pair<std::string, double>> measured;
   try {
-    const bool released = env.hold(c.name, c.release);
+    const bool memory_changes = env.hold(c.name, c.release);
     c.prepare(env);
-    if (released || c.release) env.settle();  // the memory map changed: let the GPU finish
+    if (memory_changes && env.settle() >= environment::kMaxSettleSeconds) {
+      env.console().message("gmembench: warning: " + c.name + ": the GPU did not settle within " +
+                            std::to_string(int(environment::kMaxSettleSeconds)) +
+                            " s after memory was freed or allocated");
+    }
     warm_up(env, c);
     GMB_CUDA_CHECK(cudaGetLastError());
     c.prepare(env);  // poison again: verification must see the timed launches' writes
@@ -249,6 +252,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
       return;
     }
   } catch (const std::exception& e) {
+    env.release_held();  // a failed case keeps nothing the next one could trip over
     record_failure(state, c.name, e.what());
     return;
   }

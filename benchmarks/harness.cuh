@@ -76,14 +76,18 @@ class environment {
 
   /// A case's own buffers live from its first run until another case runs (Google Benchmark
   /// runs a case several times: repetitions and iteration sizing), then `release` frees them.
-  /// Both return whether an earlier case's buffers were freed.
+  /// hold() returns whether device memory is freed or allocated around now: an earlier case's
+  /// buffers were freed, or this case (having a release) starts holding its own; release_held()
+  /// whether it freed anything.
   bool hold(const std::string& name, const std::function<void(environment&)>& release);
   bool release_held();
 
   /// After large buffers were freed or made, the GPU runs slower for a while (up to 8% for
   /// tens of milliseconds on an H200): waits until a probe (memsets of a buffer of its own)
-  /// runs within 2% of its quiet time again, at most 3 s. Returns the seconds waited.
+  /// runs within 2% of its quiet time again, at most kMaxSettleSeconds. Returns the seconds
+  /// waited.
   double settle();
+  static constexpr double kMaxSettleSeconds = 3.0;
 
  private:
   device_info device_;

@@ -46,10 +46,11 @@ bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
   c.name = bench_name("latency", "chase",
                       {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
   c.prepare = [=](environment& e) {
-    if (s->lines.bytes() == 0) {
-      s->lines = device_buffer(set_bytes);
-      s->position = device_buffer(32 * sizeof(std::uint32_t));
+    if (s->record.bytes() == 0) {  // all three or none: a failed allocation leaves none
+      device_buffer lines(set_bytes), position(32 * sizeof(std::uint32_t));
       s->record = device_buffer(round_up(sizeof(chase_record), 16));
+      s->lines = std::move(lines);
+      s->position = std::move(position);
     }
     const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(
         (n + 255) / 256, std::size_t(e.device().sms) * 8));

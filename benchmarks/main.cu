@@ -99,6 +99,9 @@ int parse_count(const std::string& flag, const std::string& text, int min, const
 options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   options opt;
   rest = {argv[0]};
+  // Google Benchmark also reads its flags from the environment: those are the user's too.
+  if (const char* f = std::getenv("BENCHMARK_FILTER")) opt.filter = f;
+  opt.user_min_time = std::getenv("BENCHMARK_MIN_TIME") != nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value_of = [&](const std::string& flag) -> std::optional<std::string> {
@@ -146,6 +149,10 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
     }
   }
   if (!opt.user_min_time) rest.insert(rest.begin() + 1, const_cast<char*>(kDefaultMinTimeFlag));
+  // gmembench filters at registration; Google Benchmark must run what was registered, even
+  // with BENCHMARK_FILTER set.
+  static char run_all[] = "--benchmark_filter=.";
+  rest.push_back(run_all);
   return opt;
 }
 
@@ -184,7 +191,8 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
   if (needed > free_bytes) {
     throw fatal_error{"the working set needs " + std::to_string(needed / gmb::kMiB) +
                       " MiB (3 arrays of " + std::to_string(array_bytes / gmb::kMiB) +
-                      " MiB with the index table, + the L2 flush buffer) but GPU " +
+                      " MiB with the index table, + the L2 flush buffer and a 256-MiB probe) but"
+                      " GPU " +
                       std::to_string(device.ordinal) + " has " +
                       std::to_string(free_bytes / gmb::kMiB) +
                       " MiB free: pass a smaller --gmb_bytes"};
@@ -292,7 +300,9 @@ int run(int argc, char** argv) {
     ++registered;
   }
   if (registered == 0) throw fatal_error{"no benchmark matched the filter '" + opt.filter + "'"};
-  if (!monitor) env.console().message("gmembench: note: no run-health watch: " + no_health);
+  if (!monitor && opt.health) {
+    env.console().message("gmembench: note: no run-health watch: " + no_health);
+  }
   env.watch_health(std::move(monitor));
   if (opt.progress_label) env.console().enable_progress(*opt.progress_label, registered);
 
@@ -314,7 +324,9 @@ int run(int argc, char** argv) {
   }
   if (gmb::failed_benchmarks() > 0) {
     throw fatal_error{std::to_string(gmb::failed_benchmarks()) +
-                      " benchmark(s) failed (wrong result or CUDA error; see above)"};
+                      " benchmark(s) failed (wrong result or CUDA error; see the output above" +
+                      std::string(opt.progress_label ? ", or the run's <flavor>.log" : "") +
+                      ")"};
   }
   return 0;
 }

@@ -72,11 +72,8 @@ bench_case mapped_case(environment& env, std::string name, std::size_t threads,
   c.prepare = [=](environment& e) {
     // Own buffers (up to 64 GiB) are made and filled once while the harness holds them: no
     // kernel writes its input. The shared arrays are refilled, as other cases reuse them.
-    if (!own || owned->in.bytes() == 0) {
-      if (own) {
-        owned->in = device_buffer(in_bytes);
-        owned->out = device_buffer(out_bytes);
-      }
+    if (!own || owned->out.bytes() == 0) {
+      if (own) *owned = buffers{device_buffer(in_bytes), device_buffer(out_bytes)};  // both or none
       in(e).fill(kInputPattern, e.stream());
     }
     out(e).poison(e.stream());

@@ -18,6 +18,7 @@ class cuda_error : public std::runtime_error {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* expr, const char* file,
                                           int line) {
+  cudaGetLastError();  // reported here: clear it, or the next unrelated check reports it again
   throw cuda_error(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) +
                              ") in " + expr + " at " + file + ":" + std::to_string(line));
 }

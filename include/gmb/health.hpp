@@ -18,7 +18,7 @@ enum flag : unsigned {
   kOtherProcess = 1u << 0,        // another process had a CUDA context on the GPU
   kClockSlowdown = 1u << 1,       // hardware, thermal or power-brake slowdown of the clocks
   kPowerCap = 1u << 2,            // the software power cap held the SM clock down
-  kMemClockLow = 1u << 3,         // memory clock under its maximum
+  kMemClockLow = 1u << 3,         // memory clock under the one set for compute
   kEccErrors = 1u << 4,           // uncorrected ECC errors since the run started
   kPendingRetirement = 1u << 5,   // page retirement or row remapping pending (or failed)
 };
@@ -31,7 +31,7 @@ inline constexpr flag_name kFlagNames[] = {
     {kOtherProcess, "another process on the GPU"},
     {kClockSlowdown, "clock slowdown (hardware, thermal or power brake)"},
     {kPowerCap, "software power cap"},
-    {kMemClockLow, "memory clock under its maximum"},
+    {kMemClockLow, "memory clock under its set value"},
     {kEccErrors, "new uncorrected ECC errors"},
     {kPendingRetirement, "memory page retirement or row remapping pending"},
 };
@@ -67,10 +67,10 @@ inline std::vector<unsigned> other_processes(std::vector<unsigned> listed, unsig
   return listed;
 }
 
-/// The flags one reading raises. The memory clock is compared with its maximum; the SM clock
-/// is not (its boost follows load and temperature by design): only the reasons NVML gives for
-/// holding it down count.
-inline unsigned flags_of(const reading& r, unsigned max_mem_mhz) {
+/// The flags one reading raises. The memory clock is compared with the one the GPU is set to
+/// run at (0: no verdict); the SM clock is not (its boost follows load and temperature by
+/// design): only the reasons NVML gives for holding it down count.
+inline unsigned flags_of(const reading& r, unsigned expected_mem_mhz) {
   namespace why = nvml::reason;
   unsigned flags = 0;
   if (!r.other_pids.empty()) flags |= kOtherProcess;
@@ -79,7 +79,9 @@ inline unsigned flags_of(const reading& r, unsigned max_mem_mhz) {
     flags |= kClockSlowdown;
   }
   if (r.clock_event_reasons & why::kSwPowerCap) flags |= kPowerCap;
-  if (max_mem_mhz != 0 && r.mem_mhz != 0 && r.mem_mhz < max_mem_mhz) flags |= kMemClockLow;
+  if (expected_mem_mhz != 0 && r.mem_mhz != 0 && r.mem_mhz < expected_mem_mhz) {
+    flags |= kMemClockLow;
+  }
   return flags;
 }
 

@@ -149,7 +149,7 @@ class monitor {
       lock.unlock();
       const reading r = read();
       lock.lock();
-      window_.add(r, flags_of(r, max_mem_mhz_) | sticky_flags_);
+      window_.add(r, flags_of(r, expected_mem_mhz_) | sticky_flags_);
     }
     open_ = false;
     return window_;
@@ -161,6 +161,13 @@ class monitor {
     if (api_->max_clock) {
       api_->max_clock(dev_, nvml::kClockSm, &max_sm_mhz_);
       api_->max_clock(dev_, nvml::kClockMem, &max_mem_mhz_);
+    }
+    // The memory clock the GPU is set to run compute at: on data-center GPUs the applications
+    // clock (= the maximum); GeForce boards have none and run CUDA below their maximum by
+    // design, so there no memory-clock verdict is given (0).
+    if (!api_->applications_clock ||
+        api_->applications_clock(dev_, nvml::kClockMem, &expected_mem_mhz_) != nvml::kSuccess) {
+      expected_mem_mhz_ = 0;
     }
     start_ = read_snapshot();
     thread_ = std::thread([this] { watch(); });
@@ -207,7 +214,7 @@ class monitor {
       const reading r = read();
       std::unique_lock<std::mutex> lock(mutex_);
       sticky_flags_ |= rare;
-      if (open_) window_.add(r, flags_of(r, max_mem_mhz_) | sticky_flags_);
+      if (open_) window_.add(r, flags_of(r, expected_mem_mhz_) | sticky_flags_);
       if (wake_.wait_for(lock, period_, [this] { return stop_; })) return;
     }
   }
@@ -218,6 +225,7 @@ class monitor {
   unsigned self_;
   unsigned max_sm_mhz_ = 0;
   unsigned max_mem_mhz_ = 0;
+  unsigned expected_mem_mhz_ = 0;  // the memory clock below which a benchmark is flagged
   snapshot start_;
 
   std::mutex mutex_;

@@ -38,7 +38,7 @@ inline constexpr unsigned long long kHwPowerBrake = 0x80;
 inline constexpr unsigned long long kDisplayClocks = 0x100;
 }  // namespace reason
 
-/// nvmlProcessInfo_t as nvmlDeviceGetComputeRunningProcesses_v2/_v3 fill it.
+/// nvmlProcessInfo_v2_t, as nvmlDeviceGetComputeRunningProcesses_v2 fills it (24 bytes).
 struct process_info {
   unsigned int pid;
   unsigned long long used_gpu_memory;
@@ -56,6 +56,7 @@ struct api {
   result (*uuid)(device, char*, unsigned) = nullptr;
   result (*clock)(device, int, unsigned*) = nullptr;
   result (*max_clock)(device, int, unsigned*) = nullptr;
+  result (*applications_clock)(device, int, unsigned*) = nullptr;
   result (*clock_event_reasons)(device, unsigned long long*) = nullptr;
   result (*temperature)(device, int, unsigned*) = nullptr;
   result (*power_mw)(device, unsigned*) = nullptr;
@@ -88,12 +89,14 @@ struct api {
     a->bind(a->uuid, {"nvmlDeviceGetUUID"});
     a->bind(a->clock, {"nvmlDeviceGetClockInfo"});
     a->bind(a->max_clock, {"nvmlDeviceGetMaxClockInfo"});
+    a->bind(a->applications_clock, {"nvmlDeviceGetApplicationsClock"});
     a->bind(a->clock_event_reasons, {"nvmlDeviceGetCurrentClocksEventReasons",
                                      "nvmlDeviceGetCurrentClocksThrottleReasons"});
     a->bind(a->temperature, {"nvmlDeviceGetTemperature"});
     a->bind(a->power_mw, {"nvmlDeviceGetPowerUsage"});
-    a->bind(a->compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v3",
-                                   "nvmlDeviceGetComputeRunningProcesses_v2"});
+    // _v2 first: its entries are 24 bytes on every driver, _v3's are 32 on R535.
+    a->bind(a->compute_processes, {"nvmlDeviceGetComputeRunningProcesses_v2",
+                                   "nvmlDeviceGetComputeRunningProcesses_v3"});
     a->bind(a->ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
     a->bind(a->retired_pages, {"nvmlDeviceGetRetiredPages"});
     a->bind(a->remapped_rows, {"nvmlDeviceGetRemappedRows"});

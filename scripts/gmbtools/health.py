@@ -17,7 +17,7 @@ FLAGS = (
     (1 << 0, "another process on the GPU"),
     (1 << 1, "clock slowdown (hardware, thermal or power brake)"),
     (1 << 2, "software power cap"),
-    (1 << 3, "memory clock under its maximum"),
+    (1 << 3, "memory clock under its set value"),
     (1 << 4, "new uncorrected ECC errors"),
     (1 << 5, "memory page retirement or row remapping pending"),
 )
@@ -76,7 +76,7 @@ def section(contexts: dict[str, dict[str, Any]], flagged: dict[str, dict[str, in
             reading = state.get(when) or (
                 {k.removeprefix("health_start_"): v for k, v in context.items()
                  if k.startswith("health_start_")} if when == "start" else None)
-            if reading:
+            if isinstance(reading, dict) and reading:
                 lines.append(f"  - {when}: " + _reading(reading))
     lines.append("")
     for flavor, marked in flagged.items():

@@ -34,6 +34,8 @@ _RESERVED = {
     "--gmb_info": "gmb run queries the device itself",
     "--gmb_health_out": "gmb run keeps each flavor's health-<flavor>.json in the results folder",
     "--gmb_progress": "gmb run shows progress itself on a terminal",
+    "--benchmark_report_aggregates_only": "gmb run keeps every repetition (the summary's run"
+                                          " health and cv are read from them)",
 }
 
 # gpu_slug becomes a directory name: keep it to one plain path component.

@@ -111,7 +111,7 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
     runs = {run.flavor: run for run in info.flavor_runs} if info else {}
     lines = ["## Run", ""]
     if info is None:
-        lines += ["Build preset, commands and nvidia-smi readings: (not recorded)", ""]
+        lines += ["Build preset and commands: (not recorded)", ""]
     else:
         lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`", ""]
 

@@ -71,6 +71,7 @@ TEST(BinaryOnGpu, WorkingSetLargerThanFreeMemoryIsRefused) {
   ASSERT_EQ(cudaMalloc(&hog, free_bytes - leave), cudaSuccess);
   expect_one_line_error("--gmb_bytes=1G", "the working set needs");
   cudaFree(hog);
+  cudaDeviceReset();  // this process's context would count as another process in later runs
 }
 
 TEST(BinaryOnGpu, DeviceOutOfRangeIsRefused) {

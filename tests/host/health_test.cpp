@@ -40,7 +40,7 @@ TEST(Health, MemoryClockUnderItsMaximum) {
   reading r = quiet();
   r.mem_mhz = 1593;
   EXPECT_EQ(flags_of(r, 3201), kMemClockLow);
-  EXPECT_EQ(flags_of(r, 0), 0u);  // maximum unknown: no verdict
+  EXPECT_EQ(flags_of(r, 0), 0u);  // no applications clock (GeForce): no verdict
 }
 
 TEST(Health, ThisProcessIsNotAnother) {
