@@ -1,6 +1,5 @@
 #pragma once
-// Watches one GPU through NVML while benchmarks run: a thread takes a reading every few
-// milliseconds (clocks, clock-event reasons, temperature, power, other compute processes; ECC
+// Watches one GPU through NVML while benchmarks run: a thread takes a reading every 50 ms (clocks, clock-event reasons, temperature, power, other compute processes; ECC
 // and retirement state less often) and folds it into the window of the benchmark running.
 // Host only; health.hpp holds the rules.
 #include <cuda_runtime_api.h>
@@ -63,7 +62,7 @@ class monitor {
   /// Starts watching CUDA device `cuda_device`; null, with the reason, where NVML cannot.
   static std::unique_ptr<monitor> start(int cuda_device, std::string* why_not,
                                         std::chrono::milliseconds period =
-                                            std::chrono::milliseconds(10)) {
+                                            std::chrono::milliseconds(50)) {
     auto api = nvml::api::open(why_not);
     if (!api) return nullptr;
     char bus_id[32] = {};
@@ -208,7 +207,7 @@ class monitor {
   }
 
   void watch() {
-    constexpr int kRareEvery = 50;  // ECC and retirement state: every 50 readings
+    constexpr int kRareEvery = 20;  // ECC and retirement state: every 20 readings (1 s)
     for (int n = 0;; ++n) {
       const unsigned rare = n % kRareEvery == 0 ? rare_flags() : 0;
       const reading r = read();
