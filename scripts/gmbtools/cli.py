@@ -67,9 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
         "load JSON files into one table; describe it or write it as CSV",
         "Load Google Benchmark JSON files into one tidy table (a row per repetition and "
         "aggregate; name split into family, variant, type, op and params; flavor and GPU from "
-        "the context). Prints what it holds, or writes it with --csv.",
+        "the context). A results folder stands for its default/ca/cg files (plain or .gz). "
+        "Prints what it holds, or writes it with --csv.",
     )
-    load.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    load.add_argument("files", type=Path, nargs="+", metavar="FILE_OR_RESULTS_DIR")
     load.add_argument("--csv", type=Path, metavar="OUT", help="write the table to OUT as CSV")
 
     plot = _command(
@@ -194,6 +195,13 @@ def _load(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
 
     loaded = []
     for path in args.files:
+        if path.is_dir():  # a results folder: its flavor files (plain or .gz)
+            for value in results.load_folder(path).values():
+                if isinstance(value, str):
+                    print(f"gmb: warning: {value}", file=sys.stderr)
+                elif value is not None:
+                    loaded.append(value)
+            continue
         try:
             loaded.append(results.load(path))
         except GmbError as err:

@@ -5,6 +5,7 @@ A file a user points us at may be missing, empty, cut short by a crashed run, or
 JSON entirely: each case is a `GmbError` naming the file, never a traceback.
 """
 
+import gzip
 import json
 import math
 import statistics
@@ -107,7 +108,7 @@ def load_folder(folder: Path) -> dict[str, Results | str | None]:
         raise GmbError(f"{folder}: no such directory")
     loaded: dict[str, Results | str | None] = {}
     for flavor in FLAVORS:
-        path = folder / json_name(flavor)
+        path = stored(folder / json_name(flavor))
         try:
             loaded[flavor] = load(path) if path.exists() else None
         except GmbError as err:
@@ -115,9 +116,22 @@ def load_folder(folder: Path) -> dict[str, Results | str | None]:
     return loaded
 
 
+def stored(path: Path) -> Path:
+    """`path`, or its gzip-compressed copy `path.gz` where only that exists (committed runs are
+    kept compressed so that the repository stays small)."""
+    packed = path.with_name(path.name + ".gz")
+    return packed if not path.exists() and packed.exists() else path
+
+
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as file:
+                text = file.read()
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (gzip.BadGzipFile, EOFError):
+        raise GmbError(f"{path}: truncated or corrupt gzip file") from None
     except FileNotFoundError:
         raise GmbError(f"{path}: no such file") from None
     except IsADirectoryError:

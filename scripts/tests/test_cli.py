@@ -53,3 +53,19 @@ def test_usage_errors_are_one_line(args, fragment):
 def test_help_lists_the_subcommands():
     proc = gmb("--help")
     assert proc.returncode == 0 and "run" in proc.stdout and "summary" in proc.stdout
+
+
+def test_load_takes_a_results_folder_with_compressed_files(tmp_path):
+    import gzip
+    import shutil
+
+    from conftest import SYNTHETIC_CA, SYNTHETIC_DEFAULT, gmb
+
+    shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "default.json")
+    (tmp_path / "ca.json.gz").write_bytes(gzip.compress(SYNTHETIC_CA.read_bytes()))
+    (tmp_path / "run_info.json").write_text("{}")
+    proc = gmb("load", str(tmp_path), "--csv", str(tmp_path / "all.csv"))
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr
+    text = (tmp_path / "all.csv").read_text()
+    assert ",default," in text and ",ca," in text

@@ -211,3 +211,21 @@ def test_every_fixture_loads_and_follows_the_contract(path):
             # DESIGN.md: pct_peak is the effective bandwidth over the context's peak.
             assert median.pct_peak == pytest.approx(median.bytes_per_second / peak * 100,
                                                     rel=2e-3), median.name
+
+
+def test_compressed_files_load_like_plain_ones(tmp_path):
+    import gzip
+    import shutil
+
+    from conftest import SYNTHETIC_DEFAULT
+
+    from gmbtools.errors import GmbError
+    from gmbtools.results import load_folder
+
+    shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "plain.json")
+    (tmp_path / "default.json.gz").write_bytes(gzip.compress(SYNTHETIC_DEFAULT.read_bytes()))
+    assert load(tmp_path / "default.json.gz").records == load(tmp_path / "plain.json").records
+    assert load_folder(tmp_path)["default"].path.name == "default.json.gz"
+    (tmp_path / "cut.json.gz").write_bytes(gzip.compress(b"{}")[:-6])
+    with pytest.raises(GmbError, match="truncated or corrupt gzip file"):
+        load(tmp_path / "cut.json.gz")
