@@ -87,7 +87,7 @@ class environment {
   /// runs within 2% of its quiet time again, at most kMaxSettleSeconds. Returns the seconds
   /// waited.
   double settle();
-  static constexpr double kMaxSettleSeconds = 3.0;
+  static constexpr double kMaxSettleSeconds = 1.0;
 
  private:
   device_info device_;
