@@ -1,12 +1,17 @@
-"""Prints summary.md's tables: median latency per load of every latency/ benchmark in each file."""
+"""Prints summary.md's tables: median latency per load of every latency/ benchmark in each file.
+
+    python3 table.py                  # this folder's files
+    python3 table.py FILE.json ...    # any others (the H100 latency run uses it so)
+"""
 import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-for name in sys.argv[1:] or ["latency-default", "latency-ca", "latency-cg", "latency_full"]:
-    doc = json.loads((HERE / f"{name}.json").read_text())
-    print(f"\n`{name}.json`:\n")
+OWN = ["latency-default", "latency-ca", "latency-cg", "latency_full"]
+for path in [Path(a) for a in sys.argv[1:]] or [HERE / f"{name}.json" for name in OWN]:
+    doc = json.loads(path.read_text())
+    print(f"\n`{path.name}`:\n")
     print("| benchmark | ns | SM cycles | SM clock (MHz) |")
     print("|---|---:|---:|---:|")
     for b in doc["benchmarks"]:
