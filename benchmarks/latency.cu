@@ -9,13 +9,22 @@
 // not the maximum). Sets within the L2 run hot; larger ones are flushed before every timed
 // iteration (building the chain leaves lines in the L2). Every run is verified: each lane must
 // end on the line the host computes.
-// Names: latency/chase/ws:16384/lanes:1 (ws in bytes).
+// Loaded latency (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for
+// CPUs: one thread chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own
+// while K other SMs stream reads, or copies (load:copy: DRAM then turns between reads and
+// writes), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
+// to every other SM; load_gbs is what the streams moved (read + written) over their lifetime,
+// which spans the timed chase. Quick: K = 0, 16, 32, 48, 64, 96 and all; full: every 8th K.
+// The streams check every element they read; copies, the first tile each stream wrote.
+// Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/residency.cuh"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/latency.cuh"
@@ -34,44 +43,36 @@ unsigned log2_exact(std::size_t n) {
   return bits;
 }
 
-bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
-  const std::size_t n = set_bytes / kChaseLineBytes;
-  const hash_permutation perm{log2_exact(n), 0x5EEDu};
-  struct state {
-    device_buffer lines, position, record;
-    std::size_t launches = 0;  // since the chain was built: where every lane must be
-  };
-  auto s = std::make_shared<state>();
+/// A chain of `set_bytes` and the lanes walking it: built by prepare, checked by verify (every
+/// lane must end on the line the host computes), read by measured (the last launch's clocks).
+struct chase_chain {
+  std::size_t n;  // lines
+  hash_permutation perm;
+  unsigned lanes;
+  device_buffer lines, position, record;
+  std::size_t walked = 0;  // steps per lane since the chain was built
 
-  bench_case c;
-  c.name = bench_name("latency", "chase",
-                      {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
-  c.prepare = [=](environment& e) {
-    if (s->record.bytes() == 0) {  // all three or none: a failed allocation leaves none
-      device_buffer lines(set_bytes), position(32 * sizeof(std::uint32_t));
-      s->record = device_buffer(round_up(sizeof(chase_record), 16));
-      s->lines = std::move(lines);
-      s->position = std::move(position);
+  chase_chain(std::size_t set_bytes, unsigned lanes)
+      : n(set_bytes / kChaseLineBytes), perm{log2_exact(n), 0x5EEDu}, lanes(lanes) {}
+
+  void prepare(environment& e) {
+    if (record.bytes() == 0) {  // all three or none: a failed allocation leaves none
+      device_buffer l(n * kChaseLineBytes), p(32 * sizeof(std::uint32_t));
+      record = device_buffer(round_up(sizeof(chase_record), 16));
+      lines = std::move(l);
+      position = std::move(p);
     }
     const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(
         (n + 255) / 256, std::size_t(e.device().sms) * 8));
-    build_chase<<<grid, 256, 0, e.stream()>>>(s->lines.data<std::uint32_t>(), perm, n);
-    reset_chase<<<1, lanes, 0, e.stream()>>>(s->position.data<std::uint32_t>(), perm, n);
-    s->record.poison(e.stream());
+    build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint32_t>(), perm, n);
+    reset_chase<<<1, lanes, 0, e.stream()>>>(position.data<std::uint32_t>(), perm, n);
+    record.poison(e.stream());
     GMB_CUDA_CHECK(cudaGetLastError());
-    s->launches = 0;
-  };
-  // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
-  const unsigned warm_steps = n <= kStepsPerLaunch ? static_cast<unsigned>(n) : 0;
-  c.launch = [=](environment& e) {
-    chase<cache_op::kDefault><<<1, lanes, 0, e.stream()>>>(
-        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), warm_steps,
-        kStepsPerLaunch, s->record.data<chase_record>());
-    ++s->launches;
-  };
-  c.verify = [=](environment& e) -> std::string {
-    const auto got = s->position.copy_words_to_host(0, lanes, e.stream());
-    const std::size_t walked = s->launches * (warm_steps + kStepsPerLaunch);
+    walked = 0;
+  }
+
+  std::string verify(environment& e) const {
+    const auto got = position.copy_words_to_host(0, lanes, e.stream());
     for (unsigned lane = 0; lane < lanes; ++lane) {
       const std::uint32_t expected = chase_line(perm, n, chase_start(lane, lanes, n) + walked);
       if (got[lane] != expected) {
@@ -80,24 +81,151 @@ bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
                std::to_string(expected);
       }
     }
-    const auto rec = s->record.copy_words_to_host(0, 4, e.stream());
+    const auto rec = record.copy_words_to_host(0, 4, e.stream());
     if ((rec[0] == 0 && rec[1] == 0) || (rec[2] == 0 && rec[3] == 0) ||
         rec[0] == 0xFFFFFFFFu) {
       return "the chase recorded no time";
     }
     return "";
-  };
-  c.measured = [=](environment& e) -> std::vector<std::pair<std::string, double>> {
-    const auto w = s->record.copy_words_to_host(0, 4, e.stream());
+  }
+
+  measurements measured(environment& e) const {
+    const auto w = record.copy_words_to_host(0, 4, e.stream());
     const double cycles = double(w[0]) + 4294967296.0 * w[1];
     const double ns = double(w[2]) + 4294967296.0 * w[3];
     return {{"latency_ns", ns / kStepsPerLaunch},
             {"latency_cycles", cycles / kStepsPerLaunch},
             {"sm_clock_mhz", 1e3 * cycles / ns}};
+  }
+
+  void release() {
+    lines = device_buffer();
+    position = device_buffer();
+    record = device_buffer();
+  }
+};
+
+bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
+  auto s = std::make_shared<chase_chain>(set_bytes, lanes);
+  const std::size_t n = s->n;
+  bench_case c;
+  c.name = bench_name("latency", "chase",
+                      {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
+  c.prepare = [s](environment& e) { s->prepare(e); };
+  // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
+  const unsigned warm_steps = n <= kStepsPerLaunch ? static_cast<unsigned>(n) : 0;
+  c.launch = [=](environment& e) {
+    chase<cache_op::kDefault><<<1, lanes, 0, e.stream()>>>(
+        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), warm_steps,
+        kStepsPerLaunch, s->record.data<chase_record>());
+    s->walked += warm_steps + kStepsPerLaunch;
   };
-  c.release = [s](environment&) { *s = state{}; };
+  c.verify = [s](environment& e) { return s->verify(e); };
+  c.measured = [s](environment& e) { return s->measured(e); };
+  c.release = [s](environment&) { s->release(); };
   c.bytes_read = double(lanes) * kStepsPerLaunch * sizeof(std::uint32_t);
   c.cold_l2 = set_bytes > env.device().l2_bytes;
+  c.launches_per_iteration = 1;
+  return c;
+}
+
+// The loaded chase's streams: one 1024-thread block per SM, two 16-B loads in flight per thread.
+using load_word = float4;
+constexpr unsigned kLoadIlp = 2, kLoadBlock = 1024;
+constexpr std::size_t kLoadedSetBytes = std::size_t(512) << 20;
+
+/// latency/loaded/load:read|copy/sms:K: one thread chases a DRAM-sized chain (at least 8x the
+/// L2) on an SM of its own while K other SMs stream reads (or copies) of the input array.
+std::optional<bench_case> loaded_case(environment& env, bool copy, unsigned load_sms) {
+  auto kernel = copy ? loaded_chase<load_word, kLoadIlp, true>
+                     : loaded_chase<load_word, kLoadIlp, false>;
+  const std::optional<std::size_t> smem = residency_smem(kernel, kLoadBlock, 1);
+  if (!smem) return std::nullopt;
+  const std::size_t set_bytes = std::max(kLoadedSetBytes, std::size_t(1) << log2_exact(
+                                                              kL2Multiple * env.device().l2_bytes));
+  const std::size_t tile_bytes = std::size_t(kLoadBlock) * kLoadIlp * sizeof(load_word);
+  const std::size_t tiles = env.array_bytes() / tile_bytes;
+  const unsigned grid = static_cast<unsigned>(env.device().sms);
+  const std::size_t bytes = *smem;
+  auto s = std::make_shared<chase_chain>(set_bytes, 1);
+  auto load = std::make_shared<device_buffer>();
+  auto stop_flags = std::make_shared<device_buffer>();
+  const std::size_t flag_bytes = std::size_t(grid) * kStopFlagStride * sizeof(unsigned);
+  constexpr unsigned kWarmSteps = 64;
+
+  bench_case c;
+  c.name = bench_name("latency", "loaded",
+                      {{"load", copy ? "copy" : "read"}, {"sms", load_sms}});
+  c.prepare = [=](environment& e) {
+    s->prepare(e);
+    if (load->bytes() == 0) {
+      *load = device_buffer(round_up(sizeof(load_record), 16));
+      *stop_flags = device_buffer(flag_bytes);
+    }
+    e.in().fill(kInputPattern, e.stream());
+    e.out().poison(e.stream());
+    e.reset_counter();
+  };
+  c.launch = [=](environment& e) {
+    load_record start{};
+    start.first_ns = ~0ull;
+    GMB_CUDA_CHECK(cudaMemcpyAsync(load->data<void>(), &start, sizeof start,
+                                   cudaMemcpyHostToDevice, e.stream()));
+    GMB_CUDA_CHECK(cudaMemsetAsync(stop_flags->data<void>(), 0, flag_bytes, e.stream()));
+    kernel<<<grid, kLoadBlock, bytes, e.stream()>>>(
+        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), kWarmSteps,
+        kStepsPerLaunch, s->record.data<chase_record>(), e.in().data<const load_word>(),
+        e.out().data<load_word>(), tiles,
+        load_sms, kInputPattern, e.counter(), load->data<load_record>(),
+        stop_flags->data<unsigned>());
+    s->walked += kWarmSteps + kStepsPerLaunch;
+  };
+  auto last = [=](environment& e) {
+    load_record r{};
+    GMB_CUDA_CHECK(cudaMemcpyAsync(&r, load->data<void>(), sizeof r, cudaMemcpyDeviceToHost,
+                                   e.stream()));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+    return r;
+  };
+  c.verify = [=](environment& e) -> std::string {
+    const std::string chase = s->verify(e);
+    if (!chase.empty()) return chase;
+    if (const unsigned long long bad = e.read_counter(); bad != 0) {
+      return std::to_string(bad) + " streamed element(s) read wrong";
+    }
+    const load_record r = last(e);
+    if (r.started != load_sms) {
+      return std::to_string(r.started) + " of " + std::to_string(load_sms) +
+             " streaming blocks started";
+    }
+    if (load_sms > 0 && r.streamed_bytes == 0) return "the streaming blocks read nothing";
+    if (copy) {  // every stream copied its first tile at least: tiles 0 ... K-1
+      const std::size_t words = std::min<std::size_t>(load_sms, tiles) * tile_bytes / 4;
+      const auto got = e.out().copy_words_to_host(0, words, e.stream());
+      for (std::size_t w = 0; w < words; ++w) {
+        if (got[w] != kInputPattern(w)) {
+          return "copied word " + std::to_string(w) + " is wrong";
+        }
+      }
+    }
+    return "";
+  };
+  c.measured = [=](environment& e) {
+    measurements m = s->measured(e);
+    const load_record r = last(e);
+    const double ns = r.last_ns > r.first_ns ? double(r.last_ns - r.first_ns) : 0.0;
+    const double gbs = ns > 0 ? r.streamed_bytes / ns : 0.0;
+    m.push_back({"load_gbs", gbs});
+    m.push_back({"load_pct_peak", 100.0 * gbs * 1e9 / e.device().peak_bytes_per_second()});
+    return m;
+  };
+  c.release = [=](environment&) {
+    s->release();
+    *load = device_buffer();
+    *stop_flags = device_buffer();
+  };
+  c.bytes_read = double(kStepsPerLaunch) * sizeof(std::uint32_t);
+  c.cold_l2 = true;
   c.launches_per_iteration = 1;
   return c;
 }
@@ -120,6 +248,22 @@ std::vector<bench_case> latency_cases(environment& env, sweep s) {
   for (std::size_t bytes : sets) {
     if (bytes > budget) continue;  // the chain is a buffer of its own
     for (unsigned lanes : {1u, 32u}) cases.push_back(chase_case(env, bytes, lanes));
+  }
+  const unsigned sms = static_cast<unsigned>(env.device().sms);
+  std::vector<unsigned> load_sms;
+  if (s == sweep::kQuick) {
+    load_sms = {0, 16, 32, 48, 64, 96};
+  } else {
+    for (unsigned k = 0; k < sms; k += 8) load_sms.push_back(k);
+  }
+  load_sms.push_back(sms - 1);  // every SM but the chase's
+  std::sort(load_sms.begin(), load_sms.end());
+  load_sms.erase(std::unique(load_sms.begin(), load_sms.end()), load_sms.end());
+  for (bool copy : {false, true}) {
+    for (unsigned k : load_sms) {
+      if (k >= sms) continue;
+      if (auto c = loaded_case(env, copy, k)) cases.push_back(std::move(*c));
+    }
   }
   return cases;
 }

@@ -11,6 +11,7 @@
 
 #include "gmb/cache_op.cuh"
 #include "gmb/chase.hpp"
+#include "gmb/words.cuh"
 
 namespace gmb {
 
@@ -39,27 +40,115 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
-/// One warp (or one thread): `warm_steps` untimed, then `steps` timed dependent loads per lane
-/// from the lane's position. The L1 keeps no global data from one launch to the next, so a set
-/// that fits it is walked once untimed (otherwise the first pass, from the L2, is in the
-/// time). Plain loads (Load = kDefault) are what the ca/cg builds change: there the L1 hit
-/// must vanish.
+/// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position, which it
+/// leaves where the walk ended; `record` (one lane writes it) gets the timed steps' clocks.
+/// `lanes`: the lanes walking together (they wait for each other around the timed steps).
 template <cache_op Load>
-__global__ void chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps,
-                      unsigned steps, chase_record* record) {
-  std::uint32_t p = position[threadIdx.x];
+__device__ __forceinline__ void walk(const std::uint32_t* lines, std::uint32_t* position,
+                                     unsigned warm_steps, unsigned steps, chase_record* record,
+                                     unsigned lanes) {
+  std::uint32_t p = *position;
   for (unsigned i = 0; i < warm_steps; ++i) {
     p = load<Load>(lines + std::size_t(p) * kChaseLineWords);
   }
-  __syncwarp();
+  __syncwarp(lanes);
   const long long c0 = clock64();
   const unsigned long long t0 = global_ns();
   for (unsigned i = 0; i < steps; ++i) p = load<Load>(lines + std::size_t(p) * kChaseLineWords);
-  __syncwarp();
+  __syncwarp(lanes);
   const long long c1 = clock64();
   const unsigned long long t1 = global_ns();
-  position[threadIdx.x] = p;
+  *position = p;
   if (threadIdx.x == 0) *record = {static_cast<unsigned long long>(c1 - c0), t1 - t0};
+}
+
+/// One warp (or one thread): every lane walks from its own position. The L1 keeps no global
+/// data from one launch to the next, so a set that fits it is walked once untimed (otherwise
+/// the first pass, from the L2, is in the time). Plain loads (Load = kDefault) are what the
+/// ca/cg builds change: there the L1 hit must vanish.
+template <cache_op Load>
+__global__ void chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps,
+                      unsigned steps, chase_record* record) {
+  walk<Load>(lines, position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
+}
+
+/// What the loaded chase's blocks share: the streaming blocks that started and what they
+/// streamed (bytes; first start and last stop, %globaltimer ns).
+struct load_record {
+  unsigned started;
+  unsigned padding;
+  unsigned long long streamed_bytes;
+  unsigned long long first_ns;
+  unsigned long long last_ns;
+};
+
+/// Each streaming block's stop flag lies on a 128-B line of its own, so the flags' reads
+/// spread over the L2 instead of queuing at one slice.
+inline constexpr unsigned kStopFlagStride = 32;
+
+/// Loaded latency: block 0's thread 0 chases while blocks 1 ... load_blocks stream coalesced
+/// reads of `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of blockDim.x * Ilp elements of T, each block taking every
+/// load_blocks-th tile, round and round) until the chase is done. Launched with one block per
+/// SM (dynamic shared memory sees to it), so the chase has its SM to itself and the load grows
+/// by one SM's stream per streaming block. The chase starts once every streaming block has
+/// (or after 10 ms, so a GPU shared with others cannot hang it). A stream reads its stop flag
+/// beside its data, not before it: one round costs one memory latency. Streamed elements are
+/// checked against `expected`; wrong ones are counted in `bad_elements`.
+template <class T, unsigned Ilp, bool Copy>
+__global__ void __launch_bounds__(1024, 1)
+    loaded_chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps,
+                 unsigned steps, chase_record* record, const T* stream, T* copy_to,
+                 std::size_t tiles,
+                 unsigned load_blocks, word_pattern expected, unsigned long long* bad_elements,
+                 load_record* load, unsigned* stop_flags) {
+  if (blockIdx.x == 0) {
+    if (threadIdx.x != 0) return;
+    const volatile unsigned* started = &load->started;
+    for (const unsigned long long t0 = global_ns();
+         *started < load_blocks && global_ns() - t0 < 10000000ull;) {
+    }
+    walk<cache_op::kDefault>(lines, position, warm_steps, steps, record, 1u);
+    for (unsigned b = 1; b <= load_blocks; ++b) {
+      atomicExch(stop_flags + std::size_t(b) * kStopFlagStride, 1u);
+    }
+    return;
+  }
+  if (blockIdx.x > load_blocks) return;
+  if (threadIdx.x == 0) {
+    atomicMin(&load->first_ns, global_ns());
+    __threadfence();
+    atomicAdd(&load->started, 1u);
+  }
+  const volatile unsigned* stop = stop_flags + std::size_t(blockIdx.x) * kStopFlagStride;
+  unsigned long long rounds = 0;
+  unsigned bad = 0;
+  // Arrays of fewer tiles than streams (the device tests' small ones) wrap at once.
+  const std::size_t step = load_blocks % tiles;
+  for (std::size_t tile = (blockIdx.x - 1) % tiles;;) {
+    const std::size_t first = tile * blockDim.x * Ilp + threadIdx.x;
+    T v[Ilp];
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) v[j] = stream[first + j * blockDim.x];
+    const unsigned stopping = *stop;
+    if (Copy) {
+#pragma unroll
+      for (unsigned j = 0; j < Ilp; ++j) copy_to[first + j * blockDim.x] = v[j];
+    }
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) {
+      bad += element_mismatch(v[j], expected, first + j * blockDim.x) != 0;
+    }
+    ++rounds;
+    if (stopping != 0) break;
+    tile += step;
+    if (tile >= tiles) tile -= tiles;
+  }
+  // Per warp, one atomic: each lane's bytes stay far below 2^32 (rounds of a few ms).
+  const unsigned warp_bytes =
+      __reduce_add_sync(0xFFFFFFFFu, unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
+  if (threadIdx.x % 32 == 0) atomicAdd(&load->streamed_bytes, (unsigned long long)warp_bytes);
+  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (threadIdx.x == 0) atomicMax(&load->last_ns, global_ns());
 }
 
 }  // namespace gmb

@@ -17,6 +17,7 @@ from matplotlib.colors import Colormap
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
+from . import littles_law
 from .naming import element_bytes
 from .plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, bytes_text, color, draw_bars,
                       draw_reference_lines, draw_series, error_handle, error_note,
@@ -243,6 +244,87 @@ def working_set(medians: pd.DataFrame) -> Drawn:
         " L1 carve-out moves the first step to smaller sets."))
 
 
+def inflight(medians: pd.DataFrame) -> Drawn:
+    """Left: the loaded latency (the chase's latency against the bandwidth other SMs stream,
+    reads and copies), a line per flavor. Right, for one flavor (default first): inflight read
+    and copy bandwidth against the bytes each SM keeps in flight, persistent grids filled and
+    one block per tile hollow, the model's prediction for each point, and plain Little's law
+    (the idle-to-loaded chase latency, nothing else) as a dashed line."""
+    rows = family_rows(medians, "inflight")
+    rows = rows.loc[rows["variant"].isin(["read", "copy"])
+                    & rows["bytes_in_flight_per_sm"].notna()]
+    if rows.empty:
+        raise Skip("no inflight/read or inflight/copy benchmark with bytes_in_flight_per_sm")
+    flavor = flavors_of(rows)[0]
+    points = rows.loc[rows["flavor"] == flavor]
+    loaded = medians.loc[(medians["family"] == "latency") & (medians["variant"] == "loaded")]
+    figure, axes = new_figure(1, 2, (6.6, 5.0), sharey=False)
+    left, right = axes[0, 0], axes[0, 1]
+    shown = [points[["flavor", "bytes_in_flight_per_sm", "model_gbs", *SPREAD]]]
+    for fl in flavors_of(loaded) if not loaded.empty else []:
+        for load, style in (("read", "-"), ("copy", "--")):
+            curve = littles_law.loaded_curve(loaded.loc[loaded["flavor"] == fl], load)
+            if curve is not None:
+                left.plot(curve.gbs, curve.ns, linestyle=style, label=f"{fl}, streams {load}",
+                          **{k: v for k, v in line_style(fl).items() if k != "fillstyle"})
+    peak = peak_gbs(medians)
+    if peak is not None:
+        left.axvline(peak, color="black", linestyle=":", linewidth=1.2)
+        right.axhline(peak, color="black", linestyle=":", linewidth=1.2,
+                      label=f"theoretical peak {peak:.0f} GB/s")
+    left.set_xlabel("bandwidth the other SMs stream (GB/s, load_gbs)")
+    left.set_ylabel("chase latency under that load (ns, latency_ns)")
+    left.grid(True, alpha=0.3)
+    if left.lines:
+        left.legend(fontsize=8, loc="upper left")
+    else:
+        left.text(0.5, 0.5, "no latency/loaded/* in this run", ha="center",
+                  transform=left.transAxes)
+    words = sorted(points["w"].dropna().unique()) if "w" in points.columns else []
+    cmap = matplotlib.colormaps["viridis"]
+    for k, word in enumerate(words):
+        tint = cmap(0.15 + 0.7 * k / max(1, len(words) - 1))
+        for op, marker in (("read", "o"), ("copy", "D")):
+            for grid, fill in (("persistent", "full"), ("full", "none")):
+                series = points.loc[(points["w"] == word) & (points["variant"] == op)
+                                    & (points["grid"] == grid)]
+                if series.empty:
+                    continue
+                right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
+                           marker=marker, fillstyle=fill, color=tint, markersize=5,
+                           label=f"{op}, {int(word)}-B words, grid:{grid}")
+    model = points.dropna(subset=["model_gbs"])
+    if not model.empty:
+        right.plot(model["bytes_in_flight_per_sm"], model["model_gbs"], linestyle="none",
+                   marker="x", color="black", markersize=4, label="model_gbs (each point)")
+    curve = littles_law.loaded_curve(loaded.loc[loaded["flavor"] == flavor], "read") \
+        if not loaded.empty else None
+    sms = points["gpu_sms"].dropna()
+    if curve is not None and peak is not None and not sms.empty:
+        xs = np.geomspace(points["bytes_in_flight_per_sm"].min(),
+                          points["bytes_in_flight_per_sm"].max(), 64)
+        ys = [littles_law.solve(x, float(sms.iloc[0]), peak, curve) for x in xs]
+        right.plot(xs, ys, color="gray", linestyle="--", linewidth=1,
+                   label="Little's law, read: SMs × bytes / loaded latency")
+    log2_axis(right, points["bytes_in_flight_per_sm"], in_bytes=True)
+    gbs_axis(right, max(peak or 0.0, float(points["gbs"].max(skipna=True) or 0)))
+    right.set_xlabel(f"bytes in flight per SM (log scale) · flavor {flavor}")
+    right.set_ylabel(GBS_LABEL)
+    right.legend(fontsize=7, loc="lower right", framealpha=0.95)
+    set_title(figure, medians, "Bytes in flight: loaded latency and Little's law")
+    footnote(figure, "Left: one thread chases a DRAM-sized chain on an SM of its own while K"
+             " other SMs stream (latency/loaded/load:read|copy/sms:K). Right: inflight/*"
+             " cases; bytes in flight = resident threads × loads per thread × word size. The"
+             " model adds, per operation, word and loads per thread, one warp's own round"
+             " (block:32/bpsm:1) and, for one block per tile, a block's turnaround and the"
+             " GPU's block launch rate (inflight/blocks). " + spread_note(points, bars=False))
+    return Drawn(figure, pd.concat(shown, ignore_index=True), (
+        "Why one float per thread cannot fill the memory: bandwidth grows with the bytes each"
+        " SM keeps in flight until the loaded latency (left) makes more bytes useless, and a"
+        " grid of one block per tile is further capped by how fast the GPU starts blocks; the"
+        " crosses are the Little's-law model of each point."))
+
+
 # --- helpers ---------------------------------------------------------------------------------
 
 def _two_flavors_or_skip(medians: pd.DataFrame) -> list[str]:
@@ -374,8 +456,10 @@ def _ratio_label(ax: Axes, x: float, gbs: float, ratio: float, top: float) -> No
 
 
 def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> list[str]:
-    # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families.
-    rows = medians.loc[(medians["flavor"] == flavor) & (medians["family"] != "cache")]
+    # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families; a
+    # latency benchmark's bytes per second is no bandwidth.
+    rows = medians.loc[(medians["flavor"] == flavor)
+                       & ~medians["family"].isin(["cache", "latency"])]
     chosen: list[str] = []
     for _, members in rows.groupby("family", sort=False):
         if len(members) <= small:

@@ -2,7 +2,8 @@
 
 - `rows_frame` / `load_frame`: one row per JSON entry (each repetition and each aggregate).
 - `medians_frame`: one row per file and benchmark: the value `results.median_by_name` reports
-  (the number summary.md shows), with the spread of the repetitions around it.
+  (the number summary.md shows), with the spread of the repetitions around it, and the
+  Little's-law prediction `model_gbs` of the inflight family (`littles_law`).
 
 Both hold the name split per the contract (family, variant, type, op and one column per param,
 numeric where every value is), the flavor, the context keys the figures need and the file.
@@ -15,27 +16,32 @@ from typing import Any
 
 import pandas as pd
 
-from . import results
+from . import littles_law, results
 from .flavors import FLAVORS
 from .naming import to_number, type_and_op
 from .results import Record, Results
 
 MODEL_COUNTERS = ("model_sectors_per_req", "model_dram_bytes", "model_efficiency")
+# Counters the latency and inflight families measure themselves.
+MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",
+                     "bytes_in_flight_per_sm", "resident_blocks_per_sm", "block_slot_ns",
+                     "blocks_per_us")
 CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
                    "gpu_sms", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these
 
 ROW_COLUMNS = (
     *NAME_COLUMNS, "run_type", "aggregate", "repetition_index", "bytes_per_second", "gbs",
-    "pct_peak", *MODEL_COUNTERS, "real_time", "time_unit", "error", "flavor",
+    "pct_peak", *MODEL_COUNTERS, *MEASURED_COUNTERS, "real_time", "time_unit", "error", "flavor",
     *CONTEXT_COLUMNS, "file",
 )
 MEDIAN_COLUMNS = (
     *NAME_COLUMNS, "gbs", "gbs_lo", "gbs_hi", "spread", "repetitions", "pct_peak", "cv",
-    *MODEL_COUNTERS, "error", "flavor", *CONTEXT_COLUMNS, "file",
+    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "error", "flavor", *CONTEXT_COLUMNS,
+    "file",
 )
 
-_NUMBERS = ("bytes_per_second", "gbs", "pct_peak", *MODEL_COUNTERS)
+_NUMBERS = ("bytes_per_second", "gbs", "pct_peak", *MODEL_COUNTERS, *MEASURED_COUNTERS)
 _TEXT = ("name", "family", "variant", "type", "op", "run_type", "aggregate", "time_unit",
          "spread", "error", "flavor", "gpu_name", "date", "file")
 _INTEGERS = ("repetition_index", "repetitions")
@@ -64,6 +70,7 @@ def rows_frame(loaded: Iterable[Results]) -> pd.DataFrame:
                 "gbs": None if rate is None else rate / 1e9,
                 "pct_peak": record.pct_peak,
                 **{key: record.counters.get(key) for key in MODEL_COUNTERS},
+                **{key: record.counters.get(key) for key in MEASURED_COUNTERS},
                 "real_time": record.real_time,
                 "time_unit": record.time_unit,
                 "error": record.error,
@@ -96,11 +103,15 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
                 "pct_peak": median.pct_peak,
                 "cv": median.cv,
                 **{key: median.counters.get(key) for key in MODEL_COUNTERS},
+                **{key: median.counters.get(key) for key in MEASURED_COUNTERS},
+                "model_gbs": None,
                 "error": median.error,
                 **where,
             })
             params.append(median.params)
-    return _build(rows, params, MEDIAN_COLUMNS)
+    frame = _build(rows, params, MEDIAN_COLUMNS)
+    frame["model_gbs"] = littles_law.model_gbs(frame)
+    return frame
 
 
 def describe(frame: pd.DataFrame) -> list[str]:

@@ -93,10 +93,11 @@ def test_flavor_bars_and_ratios(families):
     data = drawn.data.set_index(["name", "flavor"])
     names = list(dict.fromkeys(drawn.data["name"]))
     # Both references (a family of two), then the best of each family in the default build;
-    # not the hot working sets (cache/*), whose cache speeds would dwarf the DRAM bars.
+    # not the hot working sets (cache/*), whose cache speeds would dwarf the DRAM bars, nor
+    # the latency family (its bytes per second are no bandwidth).
     assert names[:2] == ["ref/memcpy_d2d", "ref/memset"]
     assert [n.split("/")[0] for n in names[2:]] == [
-        "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse"]
+        "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse", "inflight"]
     assert data.loc[("ref/memset", "cg"), "ratio_to_default"] == pytest.approx(0.98)
     assert data.loc[("aos/s8/fields:all", "cg"), "ratio_to_default"] == pytest.approx(0.98 * 0.8)
     assert math.isnan(data.loc[("ref/memset", "default"), "ratio_to_default"])
@@ -256,3 +257,18 @@ def test_offset_ticks_never_crowd():
     assert _spaced([0, 16, 32, 64, 112, 128], 6.4) == [0, 16, 32, 64, 112, 128]
     assert _spaced([0, 1], 5) == [0, 1]
     assert _spaced([7], 0) == [7]
+
+
+def test_inflight_points_model_and_loaded_latency(families):
+    drawn = figures.inflight(families)
+    data = drawn.data.set_index("name")
+    assert set(data["flavor"]) == {"default"}  # the right panel shows one flavor
+    point = data.loc["inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent"]
+    assert point["bytes_in_flight_per_sm"] == 8192
+    # the synthetic run is Little's law at a flat 380 ns per round; the model's latency rises
+    # with the load (350 ns idle + 30 ns of one warp's own round, more at 2.5 TB/s): below it
+    assert 0.85 * point["gbs"] < point["model_gbs"] < point["gbs"]
+    left = drawn.figure.axes[0]
+    curves = [line.get_label() for line in left.get_lines() if "streams" in line.get_label()]
+    assert curves == [f"{flavor}, streams {load}" for flavor in ("default", "ca", "cg")
+                      for load in ("read", "copy")]

@@ -2,6 +2,7 @@
 // (prepare, launches, verify), then its whole output checked on the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -56,7 +57,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["reuse"], 11 * 2);  // 11 patterns x {driver's, small} L1
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
   EXPECT_GE(per_family["cache"], 9 + 7);  // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
-  EXPECT_GE(per_family["latency"], 2 * 5);  // 1 and 32 lanes, at least up to 256 MiB
+  EXPECT_GE(per_family["latency"], 2 * 5 + 2 * 7);  // 1 and 32 lanes to 256 MiB; 2 x 7 loads
+  // Read and copy cases (less those the registers cannot hold), block-slot cases.
+  EXPECT_GE(per_family["inflight"], 40 + 8);
 
   const double array = static_cast<double>(kTestArrayBytes);
   for (const auto& c : cases) {
@@ -107,10 +110,22 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_EQ(c.bytes_written, 0.0);
       continue;
     }
+    std::map<std::string, double> counters(measured.begin(), measured.end());
+    if (family == "inflight") {  // verify() checked every output word or every element read
+      if (starts_with(c.name, "inflight/blocks/")) {
+        EXPECT_GT(counters["block_slot_ns"], 0.0);
+        EXPECT_GT(counters["blocks_per_us"], 0.0);
+      } else {
+        EXPECT_EQ(c.bytes_read, array);
+        EXPECT_EQ(c.bytes_written, starts_with(c.name, "inflight/copy/") ? array : 0.0);
+        EXPECT_GT(counters["bytes_in_flight_per_sm"], 0.0);
+      }
+      EXPECT_GE(counters["resident_blocks_per_sm"], 1.0);
+      continue;
+    }
     if (family == "latency") {  // verify() checked where every lane's walk ended
       EXPECT_EQ(c.bytes_written, 0.0);
       EXPECT_GT(c.bytes_read, 0.0);
-      std::map<std::string, double> counters(measured.begin(), measured.end());
       EXPECT_GT(counters["latency_ns"], 1.0);
       EXPECT_GT(counters["latency_cycles"], 1.0);
       EXPECT_GT(counters["sm_clock_mhz"], 100.0);
@@ -157,7 +172,8 @@ TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {
 
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
-    if (starts_with(c.name, "read/") || starts_with(c.name, "cache/")) {
+    if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
+        starts_with(c.name, "inflight/read/")) {
       continue;  // checking reads write nothing; see the next test
     }
     SCOPED_TRACE(c.name);
@@ -187,6 +203,57 @@ TEST_F(Cases, ChaseLatencyGrowsFromL1ToDram) {
   EXPECT_LT(l2, dram);
 }
 
+/// Cases of one family on an array of 512 MiB (8x an H100's or H200's L2: DRAM, and enough
+/// tiles for every persistent grid), run as the benchmark runs them; their measurements.
+std::map<std::string, std::map<std::string, double>> measure_family(const char* prefix) {
+  environment env(0, 512 * kMiB);
+  std::map<std::string, std::map<std::string, double>> out;
+  for (const auto& c : all_cases(env)) {
+    if (!starts_with(c.name, prefix)) continue;
+    SCOPED_TRACE(c.name);
+    measurements measured;
+    EXPECT_EQ(run_untimed(env, c, 2, &measured), "");
+    out[c.name] = std::map<std::string, double>(measured.begin(), measured.end());
+  }
+  return out;
+}
+
+TEST_F(Cases, PersistentGridsHoldTheResidencyTheyAskFor) {
+  const int sms = env_->device().sms;
+  int checked = 0;
+  for (auto& [name, counters] : measure_family("inflight/")) {
+    if (name.find("grid:persistent") == std::string::npos) continue;
+    SCOPED_TRACE(name);
+    const double bpsm = std::stod(name.substr(name.find("bpsm:") + 5));
+    EXPECT_EQ(counters["resident_blocks_per_sm"], bpsm);  // the occupancy API's count
+    EXPECT_EQ(counters["sms_used"], sms);                  // where the blocks really ran
+    EXPECT_EQ(counters["blocks_per_sm_min"], bpsm);
+    EXPECT_EQ(counters["blocks_per_sm_max"], bpsm);
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+TEST_F(Cases, LoadedLatencyRisesWithTheLoad) {
+  const auto loaded = measure_family("latency/loaded/");
+  for (const char* load : {"read", "copy"}) {
+    SCOPED_TRACE(load);
+    const std::string prefix = std::string("latency/loaded/load:") + load + "/";
+    const auto& idle = loaded.at(prefix + "sms:0");
+    EXPECT_EQ(idle.at("load_gbs"), 0.0);
+    EXPECT_GT(idle.at("latency_ns"), 200.0);  // DRAM, not a cache
+    double most = 0, busiest_ns = 0;
+    for (const auto& [name, counters] : loaded) {
+      if (name.rfind(prefix, 0) == 0 && counters.at("load_gbs") > most) {
+        most = counters.at("load_gbs");
+        busiest_ns = counters.at("latency_ns");
+      }
+    }
+    EXPECT_GT(most, 0.5 * env_->device().peak_bytes_per_second() / 1e9);  // a saturating load
+    EXPECT_GT(busiest_ns, 1.2 * idle.at("latency_ns"));
+  }
+}
+
 TEST_F(Cases, VerificationRejectsOneWrongOutputWord) {
   for (const auto& c : all_cases(*env_)) {
     if (!starts_with(c.name, "copy/") && !starts_with(c.name, "write/") &&
@@ -203,7 +270,9 @@ TEST_F(Cases, VerificationRejectsOneWrongOutputWord) {
 TEST_F(Cases, CheckingReadsReportAWrongInputWord) {
   for (const auto& c : all_cases(*env_)) {
     const bool rereads = starts_with(c.name, "cache/");  // working sets are read many times
-    if (!starts_with(c.name, "read/") && !rereads) continue;
+    if (!starts_with(c.name, "read/") && !starts_with(c.name, "inflight/read/") && !rereads) {
+      continue;
+    }
     SCOPED_TRACE(c.name);
     c.prepare(*env_);
     env_->in().write_word(1234, 0u, env_->stream());  // inside the smallest working set

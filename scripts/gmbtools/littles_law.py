@@ -1,0 +1,149 @@
+"""The throughput model of the inflight family: Little's law with the latency under load.
+
+An SM that keeps `bif` bytes of loads in flight, each round trip taking `R` ns, reads
+`bif / R` bytes per ns; `sms` SMs read `sms * bif / R` GB/s. The round trip is the DRAM latency
+*under the load the kernel itself makes*: the loaded-latency curve (`latency/loaded/*`: the
+chase's latency against the bandwidth other SMs stream) gives L(B), so the prediction is the
+bandwidth B that solves (with the curve of the same operation: `load:read` for reads,
+`load:copy` for copies, whose DRAM turns between reads and writes)
+
+    B = min(peak, factor * sms * bif / (L(B) + extra))
+
+(factor 2 for a copy: every byte read brings one written). `extra` is what a round costs
+beyond the chase's latency, measured in the same run:
+
+- the kernel's own round: one warp per SM on a persistent grid (`block:32/bpsm:1`) of the same
+  operation, word and loads per thread takes R1 per round at almost no load, so
+  extra = R1 - L(its bandwidth). Without that case, extra = 0: the plain Little's law.
+- one block per tile (`grid:full`): each block also holds its slot for the turnaround of an
+  empty block (`inflight/blocks/block:B/bpsm:1`, `block_slot_ns`), and the GPU starts at most
+  `blocks_per_us` blocks (`inflight/blocks/block:B/bpsm:K`): a cap of blocks_per_us * bytes
+  per block.
+
+All of it from one results file (one flavor of one run): `model_gbs(medians)` fills the
+column `model_gbs` for the inflight read and copy rows whose inputs the file holds.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+LOADED = ("latency", "loaded")
+
+
+@dataclass(frozen=True)
+class LoadedCurve:
+    """Latency (ns) against the bandwidth streamed beside it (GB/s), sorted by bandwidth."""
+
+    gbs: np.ndarray
+    ns: np.ndarray
+
+    def latency(self, gbs: float) -> float:
+        """L(gbs), linear between the measured points, flat beyond them."""
+        return float(np.interp(gbs, self.gbs, self.ns))
+
+    @property
+    def idle_ns(self) -> float:
+        return float(self.ns[0])
+
+
+def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
+    """The curve from one file's `latency/loaded/load:<load>/*` rows (None when it has none)."""
+    if not {"latency_ns", "load_gbs", "load"} <= set(rows.columns):
+        return None
+    points = rows.loc[(rows["family"] == LOADED[0]) & (rows["variant"] == LOADED[1])
+                      & (rows["load"] == load)]
+    points = points.dropna(subset=["latency_ns", "load_gbs"]).sort_values("load_gbs")
+    if points.empty:
+        return None
+    return LoadedCurve(points["load_gbs"].to_numpy(float), points["latency_ns"].to_numpy(float))
+
+
+def solve(bif: float, sms: float, peak: float, curve: LoadedCurve, *, extra_ns: float = 0.0,
+          cap_gbs: float = math.inf, factor: float = 1.0) -> float:
+    """The bandwidth B (GB/s) with B = min(peak, cap, factor * sms * bif / (L(B) + extra)).
+    The right side falls as B grows (latency rises with load), so one B solves it: bisection."""
+    def supply(b: float) -> float:
+        return min(peak, cap_gbs, factor * sms * bif / (curve.latency(b) + extra_ns))
+
+    if supply(peak) >= peak:
+        return peak
+    lo, hi = 0.0, peak
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if supply(mid) > mid else (lo, mid)
+    return lo
+
+
+def model_gbs(medians: pd.DataFrame) -> pd.Series:
+    """`model_gbs` for every inflight read and copy row (NaN elsewhere and where the file
+    lacks the loaded curve, the SM count or the peak)."""
+    out = pd.Series(np.nan, index=medians.index, dtype=float)
+    needed = {"family", "variant", "bytes_in_flight_per_sm", "file"}
+    if medians.empty or not needed <= set(medians.columns):
+        return out
+    for _, rows in medians.groupby("file", sort=False):
+        _fill_file(rows, out)
+    return out
+
+
+def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
+    curves = {op: loaded_curve(rows, op) for op in ("read", "copy")}
+    sms = _first(rows, "gpu_sms")
+    peak = _first(rows, "gpu_peak_gbs")
+    if sms is None or peak is None:
+        return
+    cases = rows.loc[(rows["family"] == "inflight") & rows["variant"].isin(["read", "copy"])]
+    cases = cases.dropna(subset=["bytes_in_flight_per_sm", "gbs"])
+    if cases.empty or not {"w", "ilp", "block", "bpsm", "grid"} <= set(cases.columns):
+        return
+    blocks = rows.loc[(rows["family"] == "inflight") & (rows["variant"] == "blocks")]
+    extra = _round_excess(cases, sms, curves)
+    for index, case in cases.iterrows():
+        curve = curves[case["variant"]]
+        if curve is None:
+            continue
+        factor = 2.0 if case["variant"] == "copy" else 1.0
+        extra_ns = extra.get((case["variant"], case["w"], case["ilp"]), 0.0)
+        cap = math.inf
+        if case["grid"] == "full":
+            slot = _blocks_value(blocks, case["block"], 1, "block_slot_ns")
+            rate = _blocks_value(blocks, case["block"], case["bpsm"], "blocks_per_us")
+            extra_ns += slot or 0.0
+            if rate:  # blocks per us x bytes per block, in GB/s
+                cap = rate * 1e6 * case["block"] * case["ilp"] * case["w"] * factor / 1e9
+        out[index] = solve(float(case["bytes_in_flight_per_sm"]), sms, peak, curve,
+                           extra_ns=extra_ns, cap_gbs=cap, factor=factor)
+
+
+def _round_excess(cases: pd.DataFrame, sms: float,
+                  curves: dict[str, LoadedCurve | None]) -> dict:
+    """Per (operation, word, loads per thread): one warp's round trip per SM beyond the chase
+    latency at the bandwidth it made (never below zero)."""
+    alone = cases.loc[(cases["block"] == 32) & (cases["bpsm"] == 1)
+                      & (cases["grid"] == "persistent")]
+    excess = {}
+    for _, case in alone.iterrows():
+        curve = curves[case["variant"]]
+        if curve is None:
+            continue
+        factor = 2.0 if case["variant"] == "copy" else 1.0
+        per_sm = case["gbs"] / factor / sms  # read bytes per ns per SM
+        round_ns = case["bytes_in_flight_per_sm"] / per_sm
+        excess[(case["variant"], case["w"], case["ilp"])] = max(
+            0.0, round_ns - curve.latency(case["gbs"]))
+    return excess
+
+
+def _blocks_value(blocks: pd.DataFrame, block: int, bpsm: int, column: str) -> float | None:
+    if blocks.empty or column not in blocks.columns:
+        return None
+    match = blocks.loc[(blocks["block"] == block) & (blocks["bpsm"] == bpsm), column].dropna()
+    return float(match.iloc[0]) if not match.empty else None
+
+
+def _first(rows: pd.DataFrame, column: str) -> float | None:
+    values = rows[column].dropna() if column in rows.columns else pd.Series([], dtype=float)
+    return float(values.iloc[0]) if not values.empty else None
