@@ -19,13 +19,15 @@ std::vector<bench_case> cache_op_cases(environment& env, sweep s);
 std::vector<bench_case> working_set_cases(environment& env, sweep s);
 std::vector<bench_case> latency_cases(environment& env, sweep s);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
+std::vector<bench_case> tlb_cases(environment& env, sweep s);
 
 /// All families, in the order they are registered.
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
   for (auto family : {reference_cases, coalesced_cases, vector_cases, offset_cases,
                       stride_cases, aos_cases, warp_cases, matrix_cases, reuse_cases,
-                      cache_op_cases, working_set_cases, latency_cases, inflight_cases}) {
+                      cache_op_cases, working_set_cases, latency_cases, tlb_cases,
+                      inflight_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

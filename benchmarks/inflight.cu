@@ -11,7 +11,8 @@
 // Quick: 256-thread blocks, 1 to 8 per SM, w 4 and 16, ilp 1 and 4 (copy: ilp 1, 2 and 8 per
 // SM), 64- and 1024-thread blocks at 2048 threads per SM, and one warp per SM on a persistent
 // grid for each of those w and ilp (a round trip alone); full: every shape, w, ilp.
-// Names: inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent, inflight/blocks/block:256/bpsm:8.
+// Names: inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent,
+// inflight/blocks/block:256/bpsm:8.
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -37,7 +38,8 @@ constexpr std::size_t kSmIdSlots = 1024;  // %smid is below this on every GPU th
 
 bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_shape& s,
                     grid_form form) {
-  const bool series = (word == 4 || word == 16) && (ilp == 1 || (ilp == 4 && op == operation::kRead));
+  const bool series =
+      (word == 4 || word == 16) && (ilp == 1 || (ilp == 4 && op == operation::kRead));
   // One warp per SM, persistent: a round trip with nothing else in flight (the model's).
   if (s.block == 32 && s.blocks_per_sm == 1) return series && form == grid_form::kPersistent;
   const bool two_k_threads = s.threads_per_sm() == 2048 && (s.block == 64 || s.block == 1024);
@@ -62,8 +64,8 @@ struct placement {
   std::shared_ptr<device_buffer> blocks_on_sm = std::make_shared<device_buffer>();
   measurements count(environment& env, const std::function<void(unsigned*)>& launch) const {
     if (blocks_on_sm->bytes() == 0) *blocks_on_sm = device_buffer(kSmIdSlots * sizeof(unsigned));
-    GMB_CUDA_CHECK(cudaMemsetAsync(blocks_on_sm->data<void>(), 0, blocks_on_sm->bytes(),
-                                   env.stream()));
+    GMB_CUDA_CHECK(
+        cudaMemsetAsync(blocks_on_sm->data<void>(), 0, blocks_on_sm->bytes(), env.stream()));
     launch(blocks_on_sm->data<unsigned>());
     GMB_CUDA_CHECK(cudaGetLastError());
     const auto counts = blocks_on_sm->copy_words_to_host(0, kSmIdSlots, env.stream());
@@ -108,8 +110,8 @@ std::optional<bench_case> make_case(environment& env, operation op, launch_shape
   std::function<void(environment&, unsigned*)> launch_counting;
   if (op == operation::kRead) {
     const checking_read_launch launch = [=](environment& e, word_pattern expected) {
-      read<<<grid, block, bytes, e.stream()>>>(e.in().data<const T>(), tiles, expected,
-                                               e.counter(), nullptr);
+      read<<<grid, block, bytes, e.stream()>>>(e.in().data<const T>(), tiles, expected, e.counter(),
+                                               nullptr);
     };
     c.prepare = [](environment& e) {
       e.in().fill(kInputPattern, e.stream());

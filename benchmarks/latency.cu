@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/chase_chain.cuh"
 #include "benchmarks/families.hpp"
 #include "benchmarks/residency.cuh"
 #include "gmb/naming.hpp"
@@ -33,99 +34,20 @@ namespace gmb {
 
 namespace {
 
-constexpr unsigned kStepsPerLaunch = 2048;  // ~1.5 ms per launch at DRAM latency
 constexpr std::size_t kMemoryReserve = 1024 * kMiB;
 constexpr std::size_t kLargestSet = std::size_t(64) << 30;
 
-unsigned log2_exact(std::size_t n) {
-  unsigned bits = 0;
-  while ((std::size_t(1) << bits) < n) ++bits;
-  return bits;
-}
-
-/// A chain of `set_bytes` and the lanes walking it: built by prepare, checked by verify (every
-/// lane must end on the line the host computes), read by measured (the last launch's clocks).
-struct chase_chain {
-  std::size_t n;  // lines
-  hash_permutation perm;
-  unsigned lanes;
-  device_buffer lines, position, record;
-  std::size_t walked = 0;  // steps per lane since the chain was built
-
-  chase_chain(std::size_t set_bytes, unsigned lanes)
-      : n(set_bytes / kChaseLineBytes), perm{log2_exact(n), 0x5EEDu}, lanes(lanes) {}
-
-  void prepare(environment& e) {
-    if (record.bytes() == 0) {  // all three or none: a failed allocation leaves none
-      device_buffer l(n * kChaseLineBytes), p(32 * sizeof(std::uint32_t));
-      record = device_buffer(round_up(sizeof(chase_record), 16));
-      lines = std::move(l);
-      position = std::move(p);
-    }
-    const unsigned grid = static_cast<unsigned>(std::min<std::size_t>(
-        (n + 255) / 256, std::size_t(e.device().sms) * 8));
-    build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint32_t>(), perm, n);
-    reset_chase<<<1, lanes, 0, e.stream()>>>(position.data<std::uint32_t>(), perm, n);
-    record.poison(e.stream());
-    GMB_CUDA_CHECK(cudaGetLastError());
-    walked = 0;
-  }
-
-  std::string verify(environment& e) const {
-    const auto got = position.copy_words_to_host(0, lanes, e.stream());
-    for (unsigned lane = 0; lane < lanes; ++lane) {
-      const std::uint32_t expected = chase_line(perm, n, chase_start(lane, lanes, n) + walked);
-      if (got[lane] != expected) {
-        return "lane " + std::to_string(lane) + " ended on line " + std::to_string(got[lane]) +
-               " after " + std::to_string(walked) + " steps, expected line " +
-               std::to_string(expected);
-      }
-    }
-    const auto rec = record.copy_words_to_host(0, 4, e.stream());
-    if ((rec[0] == 0 && rec[1] == 0) || (rec[2] == 0 && rec[3] == 0) ||
-        rec[0] == 0xFFFFFFFFu) {
-      return "the chase recorded no time";
-    }
-    return "";
-  }
-
-  measurements measured(environment& e) const {
-    const auto w = record.copy_words_to_host(0, 4, e.stream());
-    const double cycles = double(w[0]) + 4294967296.0 * w[1];
-    const double ns = double(w[2]) + 4294967296.0 * w[3];
-    return {{"latency_ns", ns / kStepsPerLaunch},
-            {"latency_cycles", cycles / kStepsPerLaunch},
-            {"sm_clock_mhz", 1e3 * cycles / ns}};
-  }
-
-  void release() {
-    lines = device_buffer();
-    position = device_buffer();
-    record = device_buffer();
-  }
-};
-
 bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
-  auto s = std::make_shared<chase_chain>(set_bytes, lanes);
+  auto s = std::make_shared<chase_chain>(set_bytes / kChaseLineBytes, 1, lanes);
   const std::size_t n = s->n;
   bench_case c;
-  c.name = bench_name("latency", "chase",
-                      {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
-  c.prepare = [s](environment& e) { s->prepare(e); };
+  c.name =
+      bench_name("latency", "chase", {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
+  chase_chain::describe(s, c);
   // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
   const unsigned warm_steps = n <= kStepsPerLaunch ? static_cast<unsigned>(n) : 0;
-  c.launch = [=](environment& e) {
-    chase<cache_op::kDefault><<<1, lanes, 0, e.stream()>>>(
-        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), warm_steps,
-        kStepsPerLaunch, s->record.data<chase_record>());
-    s->walked += warm_steps + kStepsPerLaunch;
-  };
-  c.verify = [s](environment& e) { return s->verify(e); };
-  c.measured = [s](environment& e) { return s->measured(e); };
-  c.release = [s](environment&) { s->release(); };
-  c.bytes_read = double(lanes) * kStepsPerLaunch * sizeof(std::uint32_t);
+  c.launch = [=](environment& e) { s->launch<cache_op::kDefault>(e, warm_steps); };
   c.cold_l2 = set_bytes > env.device().l2_bytes;
-  c.launches_per_iteration = 1;
   return c;
 }
 
@@ -137,25 +59,24 @@ constexpr std::size_t kLoadedSetBytes = std::size_t(512) << 20;
 /// latency/loaded/load:read|copy/sms:K: one thread chases a DRAM-sized chain (at least 8x the
 /// L2) on an SM of its own while K other SMs stream reads (or copies) of the input array.
 std::optional<bench_case> loaded_case(environment& env, bool copy, unsigned load_sms) {
-  auto kernel = copy ? loaded_chase<load_word, kLoadIlp, true>
-                     : loaded_chase<load_word, kLoadIlp, false>;
+  auto kernel =
+      copy ? loaded_chase<load_word, kLoadIlp, true> : loaded_chase<load_word, kLoadIlp, false>;
   const std::optional<std::size_t> smem = residency_smem(kernel, kLoadBlock, 1);
   if (!smem) return std::nullopt;
-  const std::size_t set_bytes = std::max(kLoadedSetBytes, std::size_t(1) << log2_exact(
-                                                              kL2Multiple * env.device().l2_bytes));
+  const std::size_t set_bytes =
+      std::max(kLoadedSetBytes, std::size_t(1) << log2_exact(kL2Multiple * env.device().l2_bytes));
   const std::size_t tile_bytes = std::size_t(kLoadBlock) * kLoadIlp * sizeof(load_word);
   const std::size_t tiles = env.array_bytes() / tile_bytes;
   const unsigned grid = static_cast<unsigned>(env.device().sms);
   const std::size_t bytes = *smem;
-  auto s = std::make_shared<chase_chain>(set_bytes, 1);
+  auto s = std::make_shared<chase_chain>(set_bytes / kChaseLineBytes, 1, 1);
   auto load = std::make_shared<device_buffer>();
   auto stop_flags = std::make_shared<device_buffer>();
   const std::size_t flag_bytes = std::size_t(grid) * kStopFlagStride * sizeof(unsigned);
   constexpr unsigned kWarmSteps = 64;
 
   bench_case c;
-  c.name = bench_name("latency", "loaded",
-                      {{"load", copy ? "copy" : "read"}, {"sms", load_sms}});
+  c.name = bench_name("latency", "loaded", {{"load", copy ? "copy" : "read"}, {"sms", load_sms}});
   c.prepare = [=](environment& e) {
     s->prepare(e);
     if (load->bytes() == 0) {
@@ -169,21 +90,20 @@ std::optional<bench_case> loaded_case(environment& env, bool copy, unsigned load
   c.launch = [=](environment& e) {
     load_record start{};
     start.first_ns = ~0ull;
-    GMB_CUDA_CHECK(cudaMemcpyAsync(load->data<void>(), &start, sizeof start,
-                                   cudaMemcpyHostToDevice, e.stream()));
+    GMB_CUDA_CHECK(cudaMemcpyAsync(load->data<void>(), &start, sizeof start, cudaMemcpyHostToDevice,
+                                   e.stream()));
     GMB_CUDA_CHECK(cudaMemsetAsync(stop_flags->data<void>(), 0, flag_bytes, e.stream()));
     kernel<<<grid, kLoadBlock, bytes, e.stream()>>>(
         s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), kWarmSteps,
         kStepsPerLaunch, s->record.data<chase_record>(), e.in().data<const load_word>(),
-        e.out().data<load_word>(), tiles,
-        load_sms, kInputPattern, e.counter(), load->data<load_record>(),
-        stop_flags->data<unsigned>());
+        e.out().data<load_word>(), tiles, load_sms, kInputPattern, e.counter(),
+        load->data<load_record>(), stop_flags->data<unsigned>());
     s->walked += kWarmSteps + kStepsPerLaunch;
   };
   auto last = [=](environment& e) {
     load_record r{};
-    GMB_CUDA_CHECK(cudaMemcpyAsync(&r, load->data<void>(), sizeof r, cudaMemcpyDeviceToHost,
-                                   e.stream()));
+    GMB_CUDA_CHECK(
+        cudaMemcpyAsync(&r, load->data<void>(), sizeof r, cudaMemcpyDeviceToHost, e.stream()));
     GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
     return r;
   };

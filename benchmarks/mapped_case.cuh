@@ -29,8 +29,8 @@ std::string verify_mapped(environment& env, const device_buffer& out, std::size_
   };
   auto describe = [&](std::size_t t, const char* how) {
     std::ostringstream msg;
-    msg << "out[" << write(t, 0) << "] (thread " << t << ") does not hold in[" << read(t, 0)
-        << "]" << how;
+    msg << "out[" << write(t, 0) << "] (thread " << t << ") does not hold in[" << read(t, 0) << "]"
+        << how;
     return msg.str();
   };
   const mismatch_report report =
@@ -49,12 +49,12 @@ std::string verify_mapped(environment& env, const device_buffer& out, std::size_
   return "";
 }
 
-/// A mapped copy of `threads` elements. Uses the environment's arrays when the maps fit in
-/// them; otherwise allocates its own (large strides) in prepare and frees them in release
-/// (harness.cuh: when another case starts).
-template <class T, cache_op Load, class ReadMap, class WriteMap>
-bench_case mapped_case(environment& env, std::string name, std::size_t threads,
-                       const ReadMap& read, const WriteMap& write) {
+/// A mapped copy of `threads` elements, Ilp per thread. Uses the environment's arrays when the
+/// maps fit in them; otherwise allocates its own (large strides) in prepare and frees them in
+/// release (harness.cuh: when another case starts).
+template <class T, cache_op Load, unsigned Ilp = 1, class ReadMap, class WriteMap>
+bench_case mapped_case(environment& env, std::string name, std::size_t threads, const ReadMap& read,
+                       const WriteMap& write) {
   struct buffers {
     device_buffer in, out;
   };
@@ -63,9 +63,7 @@ bench_case mapped_case(environment& env, std::string name, std::size_t threads,
   const bool own = std::max(in_bytes, out_bytes) > env.array_bytes();
   auto owned = std::make_shared<buffers>();
   auto in = [own, owned](environment& e) -> device_buffer& { return own ? owned->in : e.in(); };
-  auto out = [own, owned](environment& e) -> device_buffer& {
-    return own ? owned->out : e.out();
-  };
+  auto out = [own, owned](environment& e) -> device_buffer& { return own ? owned->out : e.out(); };
 
   bench_case c;
   c.name = std::move(name);
@@ -78,9 +76,9 @@ bench_case mapped_case(environment& env, std::string name, std::size_t threads,
     }
     out(e).poison(e.stream());
   };
-  const unsigned grid = static_cast<unsigned>((threads + kMappedBlock - 1) / kMappedBlock);
+  const unsigned grid = mapped_grid(threads, Ilp);
   c.launch = [=](environment& e) {
-    mapped_copy<T, ReadMap, WriteMap, Load><<<grid, kMappedBlock, 0, e.stream()>>>(
+    mapped_copy<T, ReadMap, WriteMap, Load, Ilp><<<grid, kMappedBlock, 0, e.stream()>>>(
         in(e).template data<const T>(), out(e).template data<T>(), threads, read, write);
   };
   c.verify = [=](environment& e) { return verify_mapped<T>(e, out(e), threads, read, write); };

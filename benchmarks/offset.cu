@@ -1,8 +1,12 @@
 // Offset family (kernels/mapped.cuh): a copy whose read, write or both are shifted by `off`
 // elements from their natural alignment (CUDA guide's offsetCopy). A warp's 128-B request that
 // straddles two lines costs 5 sectors instead of 4. Bytes: read + write n*sizeof(T) each, the
-// same n for every offset. Names: offset/f32/read/off:3 (off in elements of the type; f32 up to
-// 32 elements, f32x2 and f32x4 up to 128 bytes, keeping their natural alignment).
+// same n for every offset. One element per thread (the guide's experiment), and four
+// (.../ilp:4: every load of a thread in flight at once, so latency no longer sets the pace
+// and what remains is the pattern's own cost; quick sweep: f32 read and copy).
+// Names: offset/f32/read/off:3, offset/f32/copy/off:3/ilp:4 (off in elements of the type; f32
+// up to 32 elements, f32x2 and f32x4 up to 128 bytes, keeping their natural alignment).
+#include <string>
 #include <vector>
 
 #include "benchmarks/families.hpp"
@@ -26,23 +30,37 @@ std::vector<std::size_t> offsets(std::size_t element_bytes, sweep s) {
   return list;
 }
 
+template <class T, unsigned Ilp>
+void add_ops(environment& env, std::size_t threads, std::size_t off, bool all_ops,
+             std::vector<bench_case>& cases) {
+  const offset_map shifted{off}, aligned{0};
+  const std::string type = element_traits<T>::kName;
+  auto name = [&](const char* op) {
+    const name_param shift("off", static_cast<long long>(off));
+    return Ilp == 1 ? bench_name("offset", type + "/" + op, {shift})
+                    : bench_name("offset", type + "/" + op, {shift, name_param("ilp", Ilp)});
+  };
+  cases.push_back(
+      mapped_case<T, cache_op::kDefault, Ilp>(env, name("read"), threads, shifted, aligned));
+  if (all_ops) {
+    cases.push_back(
+        mapped_case<T, cache_op::kDefault, Ilp>(env, name("write"), threads, aligned, shifted));
+  }
+  cases.push_back(
+      mapped_case<T, cache_op::kDefault, Ilp>(env, name("copy"), threads, shifted, shifted));
+}
+
 template <class T>
 void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
   const std::size_t n = env.array_bytes() / sizeof(T);
   // Equal work at every offset: leave room for the largest shift, in whole blocks.
   const std::size_t threads = (n - kMaxOffsetBytes / sizeof(T)) / kMappedBlock * kMappedBlock;
-  const char* type = element_traits<T>::kName;
-  for (std::size_t off : offsets(sizeof(T), s)) {
-    const offset_map shifted{off}, aligned{0};
-    const auto param = {name_param("off", static_cast<long long>(off))};
-    cases.push_back(mapped_case<T, cache_op::kDefault>(
-        env, bench_name("offset", std::string(type) + "/read", param), threads, shifted, aligned));
-    cases.push_back(mapped_case<T, cache_op::kDefault>(
-        env, bench_name("offset", std::string(type) + "/write", param), threads, aligned,
-        shifted));
-    cases.push_back(mapped_case<T, cache_op::kDefault>(
-        env, bench_name("offset", std::string(type) + "/copy", param), threads, shifted,
-        shifted));
+  for (std::size_t off : offsets(sizeof(T), s)) add_ops<T, 1>(env, threads, off, true, cases);
+  // Four elements per thread: the pattern's cost with latency hidden. Quick: f32 read and copy.
+  if (s == sweep::kFull || sizeof(T) == 4) {
+    for (std::size_t off : offsets(sizeof(T), s)) {
+      add_ops<T, 4>(env, threads, off, s == sweep::kFull, cases);
+    }
   }
 }
 

@@ -3,7 +3,11 @@
 // and both. Bytes: read + write 64 MiB each at every s (useful bytes constant), so the strided
 // span is 64 MiB * s: up to 64 GiB at s = 1024, which also measures TLB reach. Strides whose
 // buffers do not fit in the GPU's free memory are not registered. Every launch gets its own
-// L2 flush: at small s the span is about one L2. Names: stride/f32/read/s:8.
+// L2 flush: at small s the span is about one L2. Also with four elements per thread
+// (.../ilp:4, all four loads in flight: the pattern's cost with latency hidden; quick: f32
+// read). Names: stride/f32/read/s:8, stride/f32/read/s:8/ilp:4.
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "benchmarks/families.hpp"
@@ -40,17 +44,30 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
     const std::size_t span = threads * st * sizeof(T);
     const auto param = {name_param("s", static_cast<long long>(st))};
     auto add = [&](const char* op, const strided_map& read, const strided_map& write,
-                   std::size_t strided_arrays) {
+                   std::size_t strided_arrays, auto ilp) {
+      constexpr unsigned kIlp = decltype(ilp)::value;
       // Buffers beyond the environment's arrays are allocated per case; they must fit.
       if (span > env.array_bytes() && strided_arrays * span > budget) return;
-      bench_case c = mapped_case<T, cache_op::kDefault>(
-          env, bench_name("stride", std::string(type) + "/" + op, param), threads, read, write);
+      const std::string variant = std::string(type) + "/" + op;
+      bench_case c = mapped_case<T, cache_op::kDefault, kIlp>(
+          env,
+          kIlp == 1 ? bench_name("stride", variant, param)
+                    : bench_name("stride", variant, {param.begin()[0], {"ilp", kIlp}}),
+          threads, read, write);
       c.launches_per_iteration = 1;
       cases.push_back(std::move(c));
     };
-    add("read", spread, unit, 1);
-    add("write", unit, spread, 1);
-    add("both", spread, spread, 2);
+    const std::integral_constant<unsigned, 1> one;
+    const std::integral_constant<unsigned, 4> four;
+    add("read", spread, unit, 1, one);
+    add("write", unit, spread, 1, one);
+    add("both", spread, spread, 2, one);
+    // Four elements per thread: the pattern's cost with latency hidden. Quick: f32 read.
+    if (s == sweep::kFull || sizeof(T) == 4) add("read", spread, unit, 1, four);
+    if (s == sweep::kFull) {
+      add("write", unit, spread, 1, four);
+      add("both", spread, spread, 2, four);
+    }
   }
 }
 

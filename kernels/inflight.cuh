@@ -33,7 +33,8 @@ __device__ __forceinline__ void count_block_on_sm(unsigned* blocks_on_sm) {
 /// Loads the Ilp elements of this thread in `tile`, all before any use, and counts those that
 /// differ from `expected`.
 template <class T, unsigned Ilp>
-__device__ __forceinline__ unsigned read_tile(const T* in, std::size_t tile, word_pattern expected) {
+__device__ __forceinline__ unsigned read_tile(const T* in, std::size_t tile,
+                                              word_pattern expected) {
   const std::size_t first = tile * blockDim.x * Ilp + threadIdx.x;
   T v[Ilp];
 #pragma unroll
@@ -48,8 +49,9 @@ __device__ __forceinline__ unsigned read_tile(const T* in, std::size_t tile, wor
 
 /// Reads every element, counting those that differ from `expected` in `bad_elements`.
 template <class T, unsigned Ilp>
-__global__ void __launch_bounds__(1024, 1) inflight_read(const T* in, std::size_t tiles, word_pattern expected,
-                              unsigned long long* bad_elements, unsigned* blocks_on_sm) {
+__global__ void __launch_bounds__(1024, 1)
+    inflight_read(const T* in, std::size_t tiles, word_pattern expected,
+                  unsigned long long* bad_elements, unsigned* blocks_on_sm) {
   count_block_on_sm(blocks_on_sm);
   unsigned bad = 0;
 #pragma unroll 1
@@ -61,7 +63,8 @@ __global__ void __launch_bounds__(1024, 1) inflight_read(const T* in, std::size_
 
 /// out[e] = in[e]; all Ilp loads of a tile are issued before its first store.
 template <class T, unsigned Ilp>
-__global__ void __launch_bounds__(1024, 1) inflight_copy(const T* in, T* out, std::size_t tiles, unsigned* blocks_on_sm) {
+__global__ void __launch_bounds__(1024, 1)
+    inflight_copy(const T* in, T* out, std::size_t tiles, unsigned* blocks_on_sm) {
   count_block_on_sm(blocks_on_sm);
 #pragma unroll 1
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -70,13 +73,14 @@ __global__ void __launch_bounds__(1024, 1) inflight_copy(const T* in, T* out, st
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) v[j] = load<cache_op::kDefault>(in + first + j * blockDim.x);
 #pragma unroll
-    for (unsigned j = 0; j < Ilp; ++j) store<store_op::kDefault>(out + first + j * blockDim.x, v[j]);
+    for (unsigned j = 0; j < Ilp; ++j)
+      store<store_op::kDefault>(out + first + j * blockDim.x, v[j]);
   }
 }
 
 /// Blocks that do almost nothing (thread 0 writes one word): what launching and retiring a
 /// block costs, without memory latency. Word b of `out` becomes value(b).
-__global__ void inflight_blocks(std::uint32_t* out, word_pattern value) {
+static __global__ void inflight_blocks(std::uint32_t* out, word_pattern value) {
   if (threadIdx.x == 0) out[blockIdx.x] = value(blockIdx.x);
 }
 

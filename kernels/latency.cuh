@@ -22,16 +22,20 @@ struct chase_record {
 };
 
 /// Writes the chain: the line visited k-th points to the line visited next.
-__global__ void build_chase(std::uint32_t* lines, hash_permutation perm, std::size_t n) {
+// static: a kernel defined in a header that several files include.
+static __global__ void build_chase(std::uint32_t* lines, hash_permutation perm, std::size_t n,
+                                   std::uint32_t spacing) {
   for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n;
        k += std::size_t(gridDim.x) * blockDim.x) {
-    lines[std::size_t(chase_line(perm, n, k)) * kChaseLineWords] = chase_line(perm, n, k + 1);
+    lines[std::size_t(chase_line(perm, n, k, spacing)) * kChaseLineWords] =
+        chase_line(perm, n, k + 1, spacing);
   }
 }
 
 /// Puts every lane at its start: line perm(chase_start(lane)).
-__global__ void reset_chase(std::uint32_t* position, hash_permutation perm, std::size_t n) {
-  position[threadIdx.x] = chase_line(perm, n, chase_start(threadIdx.x, blockDim.x, n));
+static __global__ void reset_chase(std::uint32_t* position, hash_permutation perm, std::size_t n,
+                                   std::uint32_t spacing) {
+  position[threadIdx.x] = chase_line(perm, n, chase_start(threadIdx.x, blockDim.x, n), spacing);
 }
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -87,18 +91,18 @@ struct load_record {
 inline constexpr unsigned kStopFlagStride = 32;
 
 /// Loaded latency: block 0's thread 0 chases while blocks 1 ... load_blocks stream coalesced
-/// reads of `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of blockDim.x * Ilp elements of T, each block taking every
-/// load_blocks-th tile, round and round) until the chase is done. Launched with one block per
-/// SM (dynamic shared memory sees to it), so the chase has its SM to itself and the load grows
-/// by one SM's stream per streaming block. The chase starts once every streaming block has
-/// (or after 10 ms, so a GPU shared with others cannot hang it). A stream reads its stop flag
-/// beside its data, not before it: one round costs one memory latency. Streamed elements are
-/// checked against `expected`; wrong ones are counted in `bad_elements`.
+/// reads of `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of
+/// blockDim.x * Ilp elements of T, each block taking every load_blocks-th tile, round and round)
+/// until the chase is done. Launched with one block per SM (dynamic shared memory sees to it), so
+/// the chase has its SM to itself and the load grows by one SM's stream per streaming block. The
+/// chase starts once every streaming block has (or after 10 ms, so a GPU shared with others cannot
+/// hang it). A stream reads its stop flag beside its data, not before it: one round costs one
+/// memory latency. Streamed elements are checked against `expected`; wrong ones are counted in
+/// `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
 __global__ void __launch_bounds__(1024, 1)
-    loaded_chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps,
-                 unsigned steps, chase_record* record, const T* stream, T* copy_to,
-                 std::size_t tiles,
+    loaded_chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps, unsigned steps,
+                 chase_record* record, const T* stream, T* copy_to, std::size_t tiles,
                  unsigned load_blocks, word_pattern expected, unsigned long long* bad_elements,
                  load_record* load, unsigned* stop_flags) {
   if (blockIdx.x == 0) {

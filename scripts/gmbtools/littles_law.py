@@ -7,9 +7,10 @@ chase's latency against the bandwidth other SMs stream) gives L(B), so the predi
 bandwidth B that solves (with the curve of the same operation: `load:read` for reads,
 `load:copy` for copies, whose DRAM turns between reads and writes)
 
-    B = min(peak, factor * sms * bif / (L(B) + extra))
+    B = min(roof, factor * sms * bif / (L(B) + extra))
 
-(factor 2 for a copy: every byte read brings one written). `extra` is what a round costs
+(roof: the theoretical peak, or less where the curve's streams never moved more: a copy's
+DRAM turns between reads and writes and tops out lower; factor 2 for a copy: every byte read brings one written). `extra` is what a round costs
 beyond the chase's latency, measured in the same run:
 
 - the kernel's own round: one warp per SM on a persistent grid (`block:32/bpsm:1`) of the same
@@ -47,6 +48,11 @@ class LoadedCurve:
     @property
     def idle_ns(self) -> float:
         return float(self.ns[0])
+
+    @property
+    def most_gbs(self) -> float:
+        """The most the streams moved: what the memory delivers to this kind of traffic."""
+        return float(self.gbs[-1])
 
 
 def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
@@ -114,7 +120,8 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
             extra_ns += slot or 0.0
             if rate:  # blocks per us x bytes per block, in GB/s
                 cap = rate * 1e6 * case["block"] * case["ilp"] * case["w"] * factor / 1e9
-        out[index] = solve(float(case["bytes_in_flight_per_sm"]), sms, peak, curve,
+        roof = min(peak, curve.most_gbs)
+        out[index] = solve(float(case["bytes_in_flight_per_sm"]), sms, roof, curve,
                            extra_ns=extra_ns, cap_gbs=cap, factor=factor)
 
 

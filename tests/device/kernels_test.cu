@@ -25,7 +25,9 @@ class Cases : public ::testing::Test {
   std::unique_ptr<environment> env_;
 };
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 /// Every word of the output checked on the host against what the case must have written.
 template <class Gen>
@@ -36,7 +38,9 @@ void expect_output(environment& env, const Gen& gen) {
   EXPECT_EQ(wrong, 0u);
 }
 
-std::string family_of(const std::string& name) { return name.substr(0, name.find('/')); }
+std::string family_of(const std::string& name) {
+  return name.substr(0, name.find('/'));
+}
 
 TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   const auto cases = all_cases(*env_);
@@ -56,8 +60,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_GE(per_family["matrix"], 8);
   EXPECT_EQ(per_family["reuse"], 11 * 2);  // 11 patterns x {driver's, small} L1
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
-  EXPECT_GE(per_family["cache"], 9 + 7);  // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
+  EXPECT_GE(per_family["cache"], 9 + 7);            // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
   EXPECT_GE(per_family["latency"], 2 * 5 + 2 * 7);  // 1 and 32 lanes to 256 MiB; 2 x 7 loads
+  EXPECT_EQ(per_family["tlb"], 4 + 4 + 3);          // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   EXPECT_GE(per_family["inflight"], 40 + 8);
 
@@ -123,7 +128,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_GE(counters["resident_blocks_per_sm"], 1.0);
       continue;
     }
-    if (family == "latency") {  // verify() checked where every lane's walk ended
+    if (family == "latency" || family == "tlb") {  // verify() checked where each walk ended
       EXPECT_EQ(c.bytes_written, 0.0);
       EXPECT_GT(c.bytes_read, 0.0);
       EXPECT_GT(counters["latency_ns"], 1.0);
@@ -161,10 +166,12 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
 TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {
   std::set<std::string> names;
   for (const auto& c : all_cases(*env_, sweep::kFull)) names.insert(c.name);
-  for (const char* name : {"offset/f32/read/off:0", "offset/f32/copy/off:32",
-                           "offset/f32x2/write/off:16", "offset/f32x4/copy/off:8",
-                           "stride/f32/read/s:1", "stride/f32/both/s:31", "stride/f64/write/s:32",
-                           "stride/f32/read/s:1024"}) {
+  for (const char* name :
+       {"offset/f32/read/off:0", "offset/f32/copy/off:32", "offset/f32x2/write/off:16",
+        "offset/f32x4/copy/off:8", "stride/f32/read/s:1", "stride/f32/both/s:31",
+        "stride/f64/write/s:32", "stride/f32/read/s:1024", "offset/f32/copy/off:1/ilp:4",
+        "offset/f32x4/write/off:8/ilp:4", "stride/f64/both/s:32/ilp:4",
+        "tlb/chase/step:4096/span:2097152"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
   EXPECT_EQ(names.count("offset/f32x4/read/off:9"), 0u);  // past 128 bytes
@@ -226,7 +233,7 @@ TEST_F(Cases, PersistentGridsHoldTheResidencyTheyAskFor) {
     SCOPED_TRACE(name);
     const double bpsm = std::stod(name.substr(name.find("bpsm:") + 5));
     EXPECT_EQ(counters["resident_blocks_per_sm"], bpsm);  // the occupancy API's count
-    EXPECT_EQ(counters["sms_used"], sms);                  // where the blocks really ran
+    EXPECT_EQ(counters["sms_used"], sms);                 // where the blocks really ran
     EXPECT_EQ(counters["blocks_per_sm_min"], bpsm);
     EXPECT_EQ(counters["blocks_per_sm_max"], bpsm);
     ++checked;

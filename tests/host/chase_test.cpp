@@ -64,6 +64,23 @@ TEST(Chase, NeighboursOnTheCycleAreFarApart) {
   EXPECT_LT(adjacent, n / 100);
 }
 
+TEST(Chase, SpacedSlotsPutOneLineInEveryPageAtChangingOffsets) {
+  const unsigned bits = 10;
+  const std::size_t n = std::size_t(1) << bits;
+  const hash_permutation perm{bits, 0x5EEDu};
+  const std::uint32_t spacing = 32;  // 4-KiB pages of 128-B lines
+  std::set<std::uint32_t> pages, offsets;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t line = chase_line(perm, n, k, spacing);
+    EXPECT_EQ(line / spacing, chase_line(perm, n, k));  // the slot's own page
+    pages.insert(line / spacing);
+    offsets.insert(line % spacing);
+  }
+  EXPECT_EQ(pages.size(), n);          // every page once
+  EXPECT_EQ(offsets.size(), spacing);  // every line offset within a page used
+  EXPECT_EQ(chase_line(perm, n, n, spacing), chase_line(perm, n, 0, spacing));  // a cycle
+}
+
 TEST(Chase, LanesStartEvenlySpread) {
   EXPECT_EQ(chase_start(0, 32, 1024), 0u);
   EXPECT_EQ(chase_start(1, 32, 1024), 32u);

@@ -1,0 +1,111 @@
+#pragma once
+// A pointer chase's chain on the device (kernels/latency.cuh) and what every chasing case does
+// with it: build it, walk it, check where each lane ended, read the in-kernel clocks. The
+// latency and tlb families share it.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "benchmarks/harness.cuh"
+#include "gmb/chase.hpp"
+#include "gmb/sizing.hpp"
+#include "kernels/latency.cuh"
+
+namespace gmb {
+
+inline constexpr unsigned kStepsPerLaunch = 2048;  // ~0.7 ms per launch at DRAM latency
+
+inline unsigned log2_exact(std::size_t n) {
+  unsigned bits = 0;
+  while ((std::size_t(1) << bits) < n) ++bits;
+  return bits;
+}
+
+/// A chain of `set_bytes` and the lanes walking it: built by prepare, checked by verify (every
+/// lane must end on the line the host computes), read by measured (the last launch's clocks).
+struct chase_chain {
+  std::size_t n;          // slots on the cycle (a power of two)
+  std::uint32_t spacing;  // lines per slot: 1, or a page's lines (one line per page)
+  hash_permutation perm;
+  unsigned lanes;
+  device_buffer lines, position, record;
+  std::size_t walked = 0;  // steps per lane since the chain was built
+
+  chase_chain(std::size_t slots, std::uint32_t spacing, unsigned lanes)
+      : n(slots), spacing(spacing), perm{log2_exact(slots), 0x5EEDu}, lanes(lanes) {}
+
+  std::size_t bytes() const { return n * spacing * kChaseLineBytes; }
+
+  void prepare(environment& e) {
+    if (record.bytes() == 0) {  // all three or none: a failed allocation leaves none
+      device_buffer l(bytes()), p(32 * sizeof(std::uint32_t));
+      record = device_buffer(round_up(sizeof(chase_record), 16));
+      lines = std::move(l);
+      position = std::move(p);
+    }
+    const unsigned grid = static_cast<unsigned>(
+        std::min<std::size_t>((n + 255) / 256, std::size_t(e.device().sms) * 8));
+    build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint32_t>(), perm, n, spacing);
+    reset_chase<<<1, lanes, 0, e.stream()>>>(position.data<std::uint32_t>(), perm, n, spacing);
+    record.poison(e.stream());
+    GMB_CUDA_CHECK(cudaGetLastError());
+    walked = 0;
+  }
+
+  std::string verify(environment& e) const {
+    const auto got = position.copy_words_to_host(0, lanes, e.stream());
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      const std::uint32_t expected =
+          chase_line(perm, n, chase_start(lane, lanes, n) + walked, spacing);
+      if (got[lane] != expected) {
+        return "lane " + std::to_string(lane) + " ended on line " + std::to_string(got[lane]) +
+               " after " + std::to_string(walked) + " steps, expected line " +
+               std::to_string(expected);
+      }
+    }
+    const auto rec = record.copy_words_to_host(0, 4, e.stream());
+    if ((rec[0] == 0 && rec[1] == 0) || (rec[2] == 0 && rec[3] == 0) || rec[0] == 0xFFFFFFFFu) {
+      return "the chase recorded no time";
+    }
+    return "";
+  }
+
+  measurements measured(environment& e) const {
+    const auto w = record.copy_words_to_host(0, 4, e.stream());
+    const double cycles = double(w[0]) + 4294967296.0 * w[1];
+    const double ns = double(w[2]) + 4294967296.0 * w[3];
+    return {{"latency_ns", ns / kStepsPerLaunch},
+            {"latency_cycles", cycles / kStepsPerLaunch},
+            {"sm_clock_mhz", 1e3 * cycles / ns}};
+  }
+
+  void release() {
+    lines = device_buffer();
+    position = device_buffer();
+    record = device_buffer();
+  }
+
+  /// One launch of the chase by `lanes` lanes: `warm_steps` untimed, kStepsPerLaunch timed.
+  template <cache_op Load>
+  void launch(environment& e, unsigned warm_steps) {
+    chase<Load><<<1, lanes, 0, e.stream()>>>(lines.data<std::uint32_t>(),
+                                             position.data<std::uint32_t>(), warm_steps,
+                                             kStepsPerLaunch, record.data<chase_record>());
+    walked += warm_steps + kStepsPerLaunch;
+  }
+
+  /// prepare, verify, measured and release of a case walking this chain (its launch is its
+  /// own), and its bytes: 4 per load.
+  static void describe(const std::shared_ptr<chase_chain>& s, bench_case& c) {
+    c.prepare = [s](environment& e) { s->prepare(e); };
+    c.verify = [s](environment& e) { return s->verify(e); };
+    c.measured = [s](environment& e) { return s->measured(e); };
+    c.release = [s](environment&) { s->release(); };
+    c.bytes_read = double(s->lanes) * kStepsPerLaunch * sizeof(std::uint32_t);
+    c.launches_per_iteration = 1;
+  }
+};
+
+}  // namespace gmb
