@@ -41,8 +41,8 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
   cases.push_back(xor_case(
       bench_name("aos", name, {{"fields", "one"}}),
       [=](environment& e) {
-        aos_one_field<S, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(structs(e),
-                                                                                 out(e), n);
+        aos_one_field<S, cache_op::kDefault>
+            <<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
       aos_one, predict_traffic(aos_map{kW, 1}, n, 4, access_kind::kLoad), one));
   cases.push_back(xor_case(
@@ -60,15 +60,14 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
   cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "one"}}),
       [=](environment& e) {
-        soa_fields<1, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e),
-                                                                              n);
+        soa_fields<1, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e), n);
       },
       soa_one, predict_traffic(soa_map{n, 1}, n, 4, access_kind::kLoad), one));
   cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "all"}}),
       [=](environment& e) {
-        soa_fields<kF, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e),
-                                                                               out(e), n);
+        soa_fields<kF, cache_op::kDefault>
+            <<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e), n);
       },
       soa_all, predict_traffic(soa_map{n, kF}, n, 4, access_kind::kLoad), all));
 }

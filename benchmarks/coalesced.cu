@@ -20,7 +20,9 @@ namespace {
 
 enum class grid_kind { kFull, kPersistent };
 
-const char* name(grid_kind g) { return g == grid_kind::kFull ? "full" : "persistent"; }
+const char* name(grid_kind g) {
+  return g == grid_kind::kFull ? "full" : "persistent";
+}
 
 template <class Kernel>
 unsigned grid_size(const environment& env, Kernel kernel, std::size_t tiles, grid_kind g) {
@@ -93,8 +95,8 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
         e.reset_counter();
       };
       const checking_read_launch launch = [=](environment& e, word_pattern expected) {
-        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), tiles,
-                                                         expected, e.counter());
+        kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), tiles, expected,
+                                                         e.counter());
       };
       c.launch = [launch](environment& e) { launch(e, kInputPattern); };
       c.verify = [launch, n](environment& e) {

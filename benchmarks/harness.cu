@@ -45,7 +45,8 @@ environment::environment(int device, std::size_t array_bytes, int launches_per_i
   GMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GMB_CUDA_CHECK(cudaMalloc(&counter_, sizeof(*counter_)));
   quiet_probe_seconds_ = probe_seconds();
-  for (int i = 0; i < 8; ++i) quiet_probe_seconds_ = std::min(quiet_probe_seconds_, probe_seconds());
+  for (int i = 0; i < 8; ++i)
+    quiet_probe_seconds_ = std::min(quiet_probe_seconds_, probe_seconds());
 }
 
 double environment::probe_seconds() {
@@ -80,8 +81,7 @@ std::size_t environment::required_bytes(const device_info& device, std::size_t a
 }
 
 const std::uint32_t* environment::index_table(const hash_permutation& perm) {
-  if (index_table_.bytes() == 0 || index_perm_.bits != perm.bits ||
-      index_perm_.seed != perm.seed) {
+  if (index_table_.bytes() == 0 || index_perm_.bits != perm.bits || index_perm_.seed != perm.seed) {
     index_table_ = device_buffer((std::size_t(1) << perm.bits) * sizeof(std::uint32_t));
     index_table_.fill(perm, stream_);
     GMB_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -96,22 +96,20 @@ void environment::reset_counter() {
 
 unsigned long long environment::read_counter() {
   unsigned long long value = 0;
-  GMB_CUDA_CHECK(
-      cudaMemcpyAsync(&value, counter_, sizeof(value), cudaMemcpyDeviceToHost, stream_));
+  GMB_CUDA_CHECK(cudaMemcpyAsync(&value, counter_, sizeof(value), cudaMemcpyDeviceToHost, stream_));
   GMB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return value;
 }
 
 void environment::record_health(const std::string& name, const health::window& w) {
   if (w.flags != 0) flagged_[name] |= w.flags;
-  const std::string line = health::transition_message(last_health_flags_, w.flags,
-                                                      device_.ordinal, name, w.other_pids);
+  const std::string line =
+      health::transition_message(last_health_flags_, w.flags, device_.ordinal, name, w.other_pids);
   if (!line.empty()) console_.message(line);
   last_health_flags_ = w.flags;
 }
 
-bool environment::hold(const std::string& name,
-                       const std::function<void(environment&)>& release) {
+bool environment::hold(const std::string& name, const std::function<void(environment&)>& release) {
   if (name == held_name_) return false;
   const bool released = release_held();
   if (release) {
@@ -137,9 +135,9 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
   const double bytes = (c.bytes_read + c.bytes_written) * launches;
   const double iterations = static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
-  state.counters["pct_peak"] = benchmark::Counter(
-      100.0 * bytes * iterations / env.device().peak_bytes_per_second(),
-      benchmark::Counter::kIsRate);
+  state.counters["pct_peak"] =
+      benchmark::Counter(100.0 * bytes * iterations / env.device().peak_bytes_per_second(),
+                         benchmark::Counter::kIsRate);
   if (c.model) {
     state.counters["model_sectors_per_req"] = c.model->sectors_per_request();
     // Apart, to sit beside Nsight Compute's load and store counters (scripts/gmb ncu).
@@ -301,8 +299,8 @@ std::string verify_checking_read(environment& env, device_buffer& input, const w
   launch(env, word_pattern{gen.seed ^ 0x40000000u});  // every word now differs from expected
   const unsigned long long all = env.read_counter();
   if (all != reads) {
-    return "expecting another pattern, " + std::to_string(all) + " of " +
-           std::to_string(reads) + " element reads were reported (elements skipped or read twice)";
+    return "expecting another pattern, " + std::to_string(all) + " of " + std::to_string(reads) +
+           " element reads were reported (elements skipped or read twice)";
   }
   const std::size_t words = planted_within != 0 ? planted_within : input.words();
   const std::size_t w = std::mt19937_64(reads)() % words;

@@ -115,16 +115,16 @@ class environment {
 /// One benchmark: what to set up, what to time, how to check it, and what it moves.
 struct bench_case {
   std::string name;
-  std::function<void(environment&)> prepare;       // fill inputs, poison outputs (untimed)
-  std::function<void(environment&)> launch;        // the timed work, on env.stream()
-  std::function<std::string(environment&)> verify; // "" when every output is right
-  double bytes_read = 0;                           // logical bytes per launch
+  std::function<void(environment&)> prepare;        // fill inputs, poison outputs (untimed)
+  std::function<void(environment&)> launch;         // the timed work, on env.stream()
+  std::function<std::string(environment&)> verify;  // "" when every output is right
+  double bytes_read = 0;                            // logical bytes per launch
   double bytes_written = 0;
   std::optional<traffic_prediction> model;
-  bool cold_l2 = true;  // DRAM benchmarks: flush the L2 before every timed iteration;
-                        // false: cache benchmarks, which run hot (warmed before timing)
-  int launches_per_iteration = 0;            // 0: the environment's choice
-  std::function<void(environment&)> release; // frees what prepare allocated (may be empty)
+  bool cold_l2 = true;             // DRAM benchmarks: flush the L2 before every timed iteration;
+                                   // false: cache benchmarks, which run hot (warmed before timing)
+  int launches_per_iteration = 0;  // 0: the environment's choice
+  std::function<void(environment&)> release;  // frees what prepare allocated (may be empty)
   /// Numbers the case measures itself (in-kernel clocks, say), read after a verified run and
   /// reported as counters (may be empty).
   std::function<std::vector<std::pair<std::string, double>>(environment&)> measured;

@@ -8,9 +8,11 @@
 // each SM really received (blocks_per_sm_min/max, sms_used). inflight/blocks times blocks that
 // do nothing but write one word: how long a block holds an SM's slot (block_slot_ns), the cost
 // one-block-per-tile grids pay on top of memory latency. Scripts hold the Little's-law model.
-// Quick: 256-thread blocks, 1 to 8 per SM, w 4 and 16, ilp 1 and 4 (copy: ilp 1, 2 and 8 per
-// SM), 64- and 1024-thread blocks at 2048 threads per SM, and one warp per SM on a persistent
-// grid for each of those w and ilp (a round trip alone); full: every shape, w, ilp.
+// Quick: reads of 4-B words, one per thread, in 256-thread blocks, 1 to 8 per SM, and 64- and
+// 1024-thread blocks at 2048 threads per SM; the same 8 and 32 KiB per SM from four words per
+// thread or 16-B words; copies at 2 and 8 blocks per SM; one warp per SM on a persistent grid
+// (a round trip alone, over an eighth of the array) for each word and ilp of the quick sweep;
+// full: every shape, w, ilp.
 // Names: inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent,
 // inflight/blocks/block:256/bpsm:8.
 #include <algorithm>
@@ -38,37 +40,46 @@ constexpr std::size_t kSmIdSlots = 1024;  // %smid is below this on every GPU th
 
 bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_shape& s,
                     grid_form form) {
-  const bool series =
-      (word == 4 || word == 16) && (ilp == 1 || (ilp == 4 && op == operation::kRead));
+  const bool read = op == operation::kRead;
   // One warp per SM, persistent: a round trip with nothing else in flight (the model's).
-  if (s.block == 32 && s.blocks_per_sm == 1) return series && form == grid_form::kPersistent;
-  const bool two_k_threads = s.threads_per_sm() == 2048 && (s.block == 64 || s.block == 1024);
-  if (op == operation::kCopy) {
-    return s.block == 256 && (s.blocks_per_sm == 2 || s.blocks_per_sm == 8) && ilp == 1 &&
-           (word == 4 || word == 16);
+  if (s.block == 32 && s.blocks_per_sm == 1) {
+    return form == grid_form::kPersistent && ilp <= (word == 4 && read ? 4u : 1u) &&
+           (ilp == 1 || ilp == 4) && (word == 4 || word == 16);
   }
-  if (two_k_threads) return word == 4 && ilp == 1;
-  return s.block == 256 && (word == 4 || word == 16) && (ilp == 1 || ilp == 4);
+  if (s.threads_per_sm() == 2048 && (s.block == 64 || s.block == 1024)) {
+    return read && word == 4 && ilp == 1;  // the block size, at 8 KiB per SM
+  }
+  if (s.block != 256) return false;
+  if (word == 4 && ilp == 1) return read || s.blocks_per_sm == 2 || s.blocks_per_sm == 8;
+  // The same 8 and 32 KiB per SM from fewer threads: bytes in flight, not threads, count.
+  const bool two_or_eight = s.blocks_per_sm == 2 || s.blocks_per_sm == 8;
+  if (word == 4 && ilp == 4) return read && two_or_eight;
+  if (word == 16 && ilp == 1) return two_or_eight && (read || s.blocks_per_sm == 8);
+  return false;
 }
 
-/// Block-slot cases: every shape of the quick read sweep, and one block per SM for each of
-/// its block sizes (a slot's own turnaround, with no launch-rate limit).
+/// Block-slot cases: a slot's own turnaround (one block per SM, no launch-rate limit) for each
+/// block size of the quick sweep, and the launch rate where the one-block-per-tile reads of
+/// 2048 threads per SM need it.
 bool blocks_in_quick_sweep(const launch_shape& s) {
-  return s.block == 256 || ((s.block == 64 || s.block == 1024) &&
-                            (s.threads_per_sm() == 2048 || s.blocks_per_sm == 1));
+  const bool quick_block = s.block == 64 || s.block == 256 || s.block == 1024;
+  return quick_block && (s.blocks_per_sm == 1 || s.threads_per_sm() == 2048);
 }
 
-/// Counters every inflight case reports, and what an extra counting launch of a persistent
-/// grid found (where each block ran).
-struct placement {
-  std::shared_ptr<device_buffer> blocks_on_sm = std::make_shared<device_buffer>();
+/// Where each block of a persistent grid ran, counted in one extra launch: blocks per SM
+/// (least, most) and the SMs used. One small buffer for every case of the family, made once,
+/// so no case allocates (and the harness need not let the GPU settle between them).
+class placement {
+ public:
   measurements count(environment& env, const std::function<void(unsigned*)>& launch) const {
-    if (blocks_on_sm->bytes() == 0) *blocks_on_sm = device_buffer(kSmIdSlots * sizeof(unsigned));
+    if (blocks_on_sm_->bytes() == 0) {
+      *blocks_on_sm_ = device_buffer(kSmIdSlots * sizeof(unsigned));
+    }
     GMB_CUDA_CHECK(
-        cudaMemsetAsync(blocks_on_sm->data<void>(), 0, blocks_on_sm->bytes(), env.stream()));
-    launch(blocks_on_sm->data<unsigned>());
+        cudaMemsetAsync(blocks_on_sm_->data<void>(), 0, blocks_on_sm_->bytes(), env.stream()));
+    launch(blocks_on_sm_->data<unsigned>());
     GMB_CUDA_CHECK(cudaGetLastError());
-    const auto counts = blocks_on_sm->copy_words_to_host(0, kSmIdSlots, env.stream());
+    const auto counts = blocks_on_sm_->copy_words_to_host(0, kSmIdSlots, env.stream());
     unsigned used = 0, least = ~0u, most = 0;
     for (unsigned n : counts) {
       if (n == 0) continue;
@@ -79,14 +90,32 @@ struct placement {
     if (used < unsigned(env.device().sms)) least = 0;
     return {{"sms_used", used}, {"blocks_per_sm_min", least}, {"blocks_per_sm_max", most}};
   }
+
+ private:
+  std::shared_ptr<device_buffer> blocks_on_sm_ = std::make_shared<device_buffer>();
+};
+
+/// Words of the output: the block's pattern for the first `blocks`, poison after them.
+struct blocks_written {
+  word_pattern pattern;
+  std::size_t blocks;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    return w < blocks ? pattern(w) : kPoisonWord;
+  }
 };
 
 template <class T, unsigned Ilp>
-std::optional<bench_case> make_case(environment& env, operation op, launch_shape shape,
-                                    grid_form form) {
-  const std::size_t n = env.array_bytes() / sizeof(T);
+std::optional<bench_case> make_case(environment& env, const placement& where, operation op,
+                                    launch_shape shape, grid_form form) {
   const std::size_t tile = std::size_t(shape.block) * Ilp;
-  if (n % tile != 0) throw std::invalid_argument("inflight: array is not a whole number of tiles");
+  // One or two warps per SM read an eighth of the array (still 4x the L2 on an H100 or
+  // H200): the whole of it would take them tens of milliseconds per launch.
+  const std::size_t fraction = shape.threads_per_sm() <= 64 ? 8 : 1;
+  const std::size_t array_elements = env.array_bytes() / sizeof(T);
+  if (array_elements % (tile * fraction) != 0) {
+    throw std::invalid_argument("inflight: array is not a whole number of tiles");
+  }
+  const std::size_t n = array_elements / fraction;
   const std::size_t tiles = n / tile;
   auto read = inflight_read<T, Ilp>;
   auto copy = inflight_copy<T, Ilp>;
@@ -119,13 +148,14 @@ std::optional<bench_case> make_case(environment& env, operation op, launch_shape
     };
     c.launch = [launch](environment& e) { launch(e, kInputPattern); };
     c.verify = [launch, n](environment& e) {
-      return verify_checking_read(e, e.in(), kInputPattern, n, launch);
+      return verify_checking_read(e, e.in(), kInputPattern, n, launch, {},
+                                  n * sizeof(T) / sizeof(std::uint32_t));
     };
     launch_counting = [=](environment& e, unsigned* on_sm) {
       read<<<grid, block, bytes, e.stream()>>>(e.in().data<const T>(), tiles, kInputPattern,
                                                e.counter(), on_sm);
     };
-    c.bytes_read = static_cast<double>(env.array_bytes());
+    c.bytes_read = static_cast<double>(n * sizeof(T));
   } else {
     c.prepare = [](environment& e) {
       e.in().fill(kInputPattern, e.stream());
@@ -136,8 +166,10 @@ std::optional<bench_case> make_case(environment& env, operation op, launch_shape
                                                on_sm);
     };
     c.launch = [launch_counting](environment& e) { launch_counting(e, nullptr); };
-    c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
-    c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
+    c.verify = [n](environment& e) {
+      return verify_words(e, e.out(), blocks_written{kInputPattern, n * sizeof(T) / 4}, "out");
+    };
+    c.bytes_read = c.bytes_written = static_cast<double>(n * sizeof(T));
   }
   const int resident = op == operation::kRead ? resident_blocks(read, block, bytes)
                                               : resident_blocks(copy, block, bytes);
@@ -145,7 +177,6 @@ std::optional<bench_case> make_case(environment& env, operation op, launch_shape
       {"bytes_in_flight_per_sm", bytes_in_flight_per_sm(shape, Ilp, sizeof(T))},
       {"resident_blocks_per_sm", resident},
       {"smem_per_block", double(bytes)}};
-  const placement where;
   c.measured = [=](environment& e) {
     measurements m = fixed;
     if (persistent) {
@@ -155,15 +186,14 @@ std::optional<bench_case> make_case(environment& env, operation op, launch_shape
     }
     return m;
   };
-  c.release = [where](environment&) { *where.blocks_on_sm = device_buffer(); };
-  // One or two warps per SM move an array in tens of milliseconds: one launch per iteration
-  // (the back-to-back launches amortize costs of microseconds).
+  // One or two warps per SM take milliseconds per launch: one launch per iteration (the
+  // back-to-back launches amortize costs of microseconds).
   if (shape.threads_per_sm() <= 64) c.launches_per_iteration = 1;
   return c;
 }
 
 /// inflight/blocks: as many blocks as the one-block-per-tile read of 4-B words, each writing
-/// one word; block_slot_ns from eight more launches timed with events.
+/// one word of the output array; block_slot_ns from eight more launches timed with events.
 std::optional<bench_case> blocks_case(environment& env, launch_shape shape) {
   const std::optional<std::size_t> smem =
       residency_smem(inflight_blocks, shape.block, shape.blocks_per_sm);
@@ -171,24 +201,16 @@ std::optional<bench_case> blocks_case(environment& env, launch_shape shape) {
   const std::size_t blocks = env.array_bytes() / sizeof(float) / shape.block;
   const unsigned block = shape.block;
   const std::size_t bytes = *smem;
-  auto out = std::make_shared<device_buffer>();
   bench_case c;
   c.name = bench_name("inflight", "blocks", {{"block", block}, {"bpsm", shape.blocks_per_sm}});
-  c.prepare = [=](environment& e) {
-    if (out->bytes() == 0) *out = device_buffer(round_up(blocks * sizeof(std::uint32_t), 16));
-    out->poison(e.stream());
-  };
+  c.prepare = [](environment& e) { e.out().poison(e.stream()); };
   auto launch = [=](environment& e) {
     inflight_blocks<<<static_cast<unsigned>(blocks), block, bytes, e.stream()>>>(
-        out->data<std::uint32_t>(), kWritePattern);
+        e.out().data<std::uint32_t>(), kWritePattern);
   };
   c.launch = launch;
-  c.verify = [=](environment& e) -> std::string {
-    const auto got = out->copy_words_to_host(0, blocks, e.stream());
-    for (std::size_t b = 0; b < blocks; ++b) {
-      if (got[b] != kWritePattern(b)) return "block " + std::to_string(b) + " wrote nothing";
-    }
-    return "";
+  c.verify = [=](environment& e) {
+    return verify_words(e, e.out(), blocks_written{kWritePattern, blocks}, "out");
   };
   const unsigned sms = static_cast<unsigned>(env.device().sms);
   const int resident = resident_blocks(inflight_blocks, block, bytes);
@@ -203,7 +225,6 @@ std::optional<bench_case> blocks_case(environment& env, launch_shape shape) {
             {"resident_blocks_per_sm", resident},
             {"smem_per_block", double(bytes)}};
   };
-  c.release = [out](environment&) { *out = device_buffer(); };
   c.bytes_written = double(blocks) * sizeof(std::uint32_t);
   c.cold_l2 = false;
   return c;
@@ -225,6 +246,7 @@ std::vector<bench_case> inflight_cases(environment& env, sweep s) {
   const auto shapes = launch_shapes(unsigned(max_threads), unsigned(max_blocks));
   const bool full = s == sweep::kFull;
   std::vector<bench_case> cases;
+  const placement where;
   auto add = [&](std::optional<bench_case> c) {
     if (c) cases.push_back(std::move(*c));
   };
@@ -236,7 +258,7 @@ std::vector<bench_case> inflight_cases(environment& env, sweep s) {
         for (const launch_shape& shape : shapes) {
           for (grid_form form : {grid_form::kPersistent, grid_form::kFull}) {
             if (full || in_quick_sweep(op, sizeof(T), kIlp, shape, form)) {
-              add(make_case<T, kIlp>(env, op, shape, form));
+              add(make_case<T, kIlp>(env, where, op, shape, form));
             }
           }
         }

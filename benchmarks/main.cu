@@ -132,7 +132,8 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
     } else if (arg == "--gmb_progress" || arg.rfind("--gmb_progress=", 0) == 0) {
       opt.progress_label = arg == "--gmb_progress" ? GMB_FLAVOR : arg.substr(15);
     } else if (auto h = value_of("--gmb_health")) {
-      if (*h != "on" && *h != "off") throw fatal_error{"--gmb_health: '" + *h + "' is not on or off"};
+      if (*h != "on" && *h != "off")
+        throw fatal_error{"--gmb_health: '" + *h + "' is not on or off"};
       opt.health = *h == "on";
     } else if (auto o = value_of("--gmb_health_out")) {
       opt.health_out = *o;
@@ -171,8 +172,8 @@ gmb::device_info open_device(int ordinal) {
   GMB_CUDA_CHECK(cudaSetDevice(ordinal));
   const gmb::device_info device = gmb::query_device(ordinal);
   cudaFuncAttributes attributes{};
-  const cudaError_t probe = cudaFuncGetAttributes(
-      &attributes, gmb::detail::fill_words_kernel<gmb::word_pattern>);
+  const cudaError_t probe =
+      cudaFuncGetAttributes(&attributes, gmb::detail::fill_words_kernel<gmb::word_pattern>);
   if (probe != cudaSuccess) {
     throw fatal_error{"this binary has GPU code for compute capability " +
                       std::string(kBuiltArchitectures) + " (x100) only, but GPU " +
@@ -200,9 +201,8 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
 }
 
 std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
-                                                             std::size_t array_bytes,
-                                                             int launches, gmb::sweep sweep,
-                                                             bool profile) {
+                                                             std::size_t array_bytes, int launches,
+                                                             gmb::sweep sweep, bool profile) {
   auto entries = gmb::context_entries(device);
   entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
   entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
@@ -325,8 +325,7 @@ int run(int argc, char** argv) {
   if (gmb::failed_benchmarks() > 0) {
     throw fatal_error{std::to_string(gmb::failed_benchmarks()) +
                       " benchmark(s) failed (wrong result or CUDA error; see the output above" +
-                      std::string(opt.progress_label ? ", or the run's <flavor>.log" : "") +
-                      ")"};
+                      std::string(opt.progress_label ? ", or the run's <flavor>.log" : "") + ")"};
   }
   return 0;
 }

@@ -37,10 +37,9 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
   const std::size_t elements = width * height;
   const matrix_map map{width, height, pitch, ColumnMajor};
   const dim3 block(kMatrixBlockX, kMatrixBlockY);
-  const dim3 grid(
-      static_cast<unsigned>((map.along_extent() + kMatrixBlockX - 1) / kMatrixBlockX),
-      static_cast<unsigned>(
-          std::min<std::size_t>((map.across_extent() + kMatrixBlockY - 1) / kMatrixBlockY, 65535)));
+  const dim3 grid(static_cast<unsigned>((map.along_extent() + kMatrixBlockX - 1) / kMatrixBlockX),
+                  static_cast<unsigned>(std::min<std::size_t>(
+                      (map.across_extent() + kMatrixBlockY - 1) / kMatrixBlockY, 65535)));
   const matrix_words expected{kInputPattern, width, height, pitch};
 
   bench_case c;
@@ -51,8 +50,8 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
     e.out().poison(e.stream());
   };
   c.launch = [=](environment& e) {
-    matrix_copy<cache_op::kDefault><<<grid, block, 0, e.stream()>>>(e.in().data<const float>(),
-                                                                    e.out().data<float>(), map);
+    matrix_copy<cache_op::kDefault>
+        <<<grid, block, 0, e.stream()>>>(e.in().data<const float>(), e.out().data<float>(), map);
   };
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = c.bytes_written = 4.0 * elements;

@@ -30,9 +30,7 @@ std::vector<bench_case> reference_cases(environment& env, sweep) {
   memset_case.launch = [](environment& e) {
     GMB_CUDA_CHECK(cudaMemsetAsync(e.out().data(), kMemsetByte, e.array_bytes(), e.stream()));
   };
-  memset_case.verify = [](environment& e) {
-    return verify_words(e, e.out(), kMemsetWords, "out");
-  };
+  memset_case.verify = [](environment& e) { return verify_words(e, e.out(), kMemsetWords, "out"); };
   memset_case.bytes_written = bytes;
 
   return {memcpy_case, memset_case};

@@ -32,9 +32,9 @@ void add_stencil(environment& env, l1_carveout l1, std::vector<bench_case>& case
 template <unsigned Bytes>
 void add_aos(environment& env, l1_carveout l1, std::vector<bench_case>& cases) {
   constexpr unsigned kWords = Bytes / 4;
-  cases.push_back(reuse_case<kWords>(
-      env, bench_name("reuse", "aos", {{"bytes", Bytes}}) + carveout_suffix(l1),
-      aos_map{kWords, kWords}, 1, l1));
+  cases.push_back(
+      reuse_case<kWords>(env, bench_name("reuse", "aos", {{"bytes", Bytes}}) + carveout_suffix(l1),
+                         aos_map{kWords, kWords}, 1, l1));
 }
 
 void add_gather(environment& env, unsigned window_bytes, l1_carveout l1,
@@ -52,8 +52,8 @@ std::vector<bench_case> reuse_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (l1_carveout l1 : {l1_carveout::kUnset, l1_carveout::kSmall}) {
     const std::string suffix = carveout_suffix(l1);
-    cases.push_back(reuse_case<1>(env, bench_name("reuse", "stream") + suffix,
-                                  window_map{1, 1}, 1, l1));
+    cases.push_back(
+        reuse_case<1>(env, bench_name("reuse", "stream") + suffix, window_map{1, 1}, 1, l1));
     add_stencil<1>(env, l1, cases);
     add_stencil<2>(env, l1, cases);
     add_stencil<4>(env, l1, cases);

@@ -19,7 +19,9 @@ template <class Map>
 std::size_t words_read(const Map& map, std::size_t n) {
   return elements_spanned(map, n);
 }
-inline std::size_t words_read(const strided_map&, std::size_t n) { return n; }
+inline std::size_t words_read(const strided_map&, std::size_t n) {
+  return n;
+}
 
 /// The most threads, a multiple of `multiple`, whose reads under `map` stay within `words`.
 template <class Map>
@@ -39,8 +41,8 @@ std::size_t threads_within(const Map& map, std::size_t words, std::size_t multip
 /// A kernels/reuse.cuh benchmark on the environment's arrays: as many threads as the input
 /// holds (whole blocks), 4-B loads with operator Load, stores with Store, and the kernel's
 /// preferred carve-out set before it runs.
-template <unsigned Slots, cache_op Load = cache_op::kDefault,
-          store_op Store = store_op::kDefault, class Map>
+template <unsigned Slots, cache_op Load = cache_op::kDefault, store_op Store = store_op::kDefault,
+          class Map>
 bench_case reuse_case(environment& env, std::string name, const Map& map, std::size_t multiple,
                       l1_carveout carveout = l1_carveout::kUnset) {
   // The kernel reads Slots words per thread; the map (and so the checks) must agree, and the
@@ -58,8 +60,8 @@ bench_case reuse_case(environment& env, std::string name, const Map& map, std::s
         kernel<<<grid, kReuseBlock, 0, e.stream()>>>(e.in().data<const std::uint32_t>(),
                                                      e.out().data<std::uint32_t>(), n, map);
       },
-      mapped_xor_words<Map>{kInputPattern, map, n},
-      predict_traffic(map, n, 4, access_kind::kLoad), 4.0 * words_read(map, n));
+      mapped_xor_words<Map>{kInputPattern, map, n}, predict_traffic(map, n, 4, access_kind::kLoad),
+      4.0 * words_read(map, n));
   c.prepare = [fill = c.prepare, kernel, carveout](environment& e) {
     prefer_carveout(kernel, carveout);
     fill(e);

@@ -5,7 +5,8 @@
 // buffers do not fit in the GPU's free memory are not registered. Every launch gets its own
 // L2 flush: at small s the span is about one L2. Also with four elements per thread
 // (.../ilp:4, all four loads in flight: the pattern's cost with latency hidden; quick: f32
-// read). Names: stride/f32/read/s:8, stride/f32/read/s:8/ilp:4.
+// read at s = 1 ... 32 in powers of two, 128 and 1024). Names: stride/f32/read/s:8,
+// stride/f32/read/s:8/ilp:4.
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -62,8 +63,11 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
     add("read", spread, unit, 1, one);
     add("write", unit, spread, 1, one);
     add("both", spread, spread, 2, one);
-    // Four elements per thread: the pattern's cost with latency hidden. Quick: f32 read.
-    if (s == sweep::kFull || sizeof(T) == 4) add("read", spread, unit, 1, four);
+    // Four elements per thread: the pattern's cost with latency hidden. Quick: f32 read at
+    // s = 1, 2, 4, 8, 16, 32, 128, 1024.
+    const bool quick_ilp =
+        sizeof(T) == 4 && (st <= 32 ? (st & (st - 1)) == 0 : st == 128 || st == 1024);
+    if (s == sweep::kFull || quick_ilp) add("read", spread, unit, 1, four);
     if (s == sweep::kFull) {
       add("write", unit, spread, 1, four);
       add("both", spread, spread, 2, four);

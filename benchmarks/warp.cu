@@ -20,12 +20,12 @@ std::vector<bench_case> warp_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   const std::size_t n = env.array_bytes() / sizeof(float) / 1024 * 1024;  // whole 32x32 tiles
   const offset_map same{0};
-  cases.push_back(mapped_case<float, cache_op::kDefault>(env, bench_name("warp", "broadcast"),
-                                                         n, warp_broadcast_map{}, same));
-  cases.push_back(mapped_case<float, cache_op::kDefault>(
-      env, bench_name("warp", "permute_segment"), n, lane_permute_map{}, same));
-  cases.push_back(mapped_case<float, cache_op::kDefault>(
-      env, bench_name("warp", "permute_across"), n, tile_transpose_map{}, same));
+  cases.push_back(mapped_case<float, cache_op::kDefault>(env, bench_name("warp", "broadcast"), n,
+                                                         warp_broadcast_map{}, same));
+  cases.push_back(mapped_case<float, cache_op::kDefault>(env, bench_name("warp", "permute_segment"),
+                                                         n, lane_permute_map{}, same));
+  cases.push_back(mapped_case<float, cache_op::kDefault>(env, bench_name("warp", "permute_across"),
+                                                         n, tile_transpose_map{}, same));
 
   // The largest power of two of elements that fits the arrays; its index table, once.
   unsigned bits = 2;

@@ -56,8 +56,8 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1)
   }
 
   bench_case c;
-  c.name = bench_name("cache", "read", {{"ws", static_cast<long long>(bytes)}}) +
-           carveout_suffix(l1);
+  c.name =
+      bench_name("cache", "read", {{"ws", static_cast<long long>(bytes)}}) + carveout_suffix(l1);
   c.prepare = [kernel, l1](environment& e) {
     prefer_carveout(kernel, l1);
     e.in().fill(kInputPattern, e.stream());
@@ -65,16 +65,15 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1)
   };
   const checking_read_launch launch = [=](environment& e, word_pattern expected) {
     kernel<<<static_cast<unsigned>(blocks), kWorkingSetBlock, 0, e.stream()>>>(
-        e.in().data<const float4>(), static_cast<std::uint32_t>(n), kPerBlockElements,
-        expected, e.counter());
+        e.in().data<const float4>(), static_cast<std::uint32_t>(n), kPerBlockElements, expected,
+        e.counter());
   };
   c.launch = [launch](environment& e) { launch(e, kInputPattern); };
   c.verify = [=](environment& e) {
-    return verify_checking_read(e, e.in(), kInputPattern, reads, launch,
-                                [=](std::size_t word) {
-                                  return reads_of_element(word / kWordsPer<float4>, n, blocks);
-                                },
-                                n * kWordsPer<float4>);
+    return verify_checking_read(
+        e, e.in(), kInputPattern, reads, launch,
+        [=](std::size_t word) { return reads_of_element(word / kWordsPer<float4>, n, blocks); },
+        n * kWordsPer<float4>);
   };
   c.bytes_read = static_cast<double>(reads * sizeof(float4));
   c.cold_l2 = false;

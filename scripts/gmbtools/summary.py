@@ -67,6 +67,9 @@ class Written:
     path: Path
     unreadable: list[str]
 
+# Families whose result is a latency (counters), not the bandwidth Google Benchmark times.
+LATENCY_FAMILIES = ("latency", "tlb")
+
 
 def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
     """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
@@ -182,7 +185,8 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
     lines += headline_tables(loaded.context, medians, flagged)
     valid = [m for m in medians.values() if m.error is None]
     errored = [m for m in medians.values() if m.error]
-    with_cv = [m for m in valid if m.cv is not None]
+    # A latency benchmark's bytes per second are no result: its cv is not the run's noise.
+    with_cv = [m for m in valid if m.cv is not None and m.family not in LATENCY_FAMILIES]
     lines.append(
         f"- benchmarks: {len(medians)} ({len(valid)} valid, {len(errored)} errored or skipped)"
     )
@@ -190,9 +194,9 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
         lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
     if with_cv:
         worst = max(with_cv, key=lambda m: m.cv or 0.0)
-        lines.append(f"- largest cv: {_percent(worst.cv)} (`{worst.name}`)")
+        lines.append(f"- largest cv of a bandwidth: {_percent(worst.cv)} (`{worst.name}`)")
     else:
-        lines.append("- largest cv: n/a (no repetitions)")
+        lines.append("- largest cv of a bandwidth: n/a (no repetitions)")
     if errored:
         lines += ["", "Errored or skipped benchmarks (no numbers are reported for them):", ""]
         lines += [f"- `{m.name}`: {cell(m.error or '')}" for m in errored]

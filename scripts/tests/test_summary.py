@@ -47,7 +47,7 @@ def test_numbers_are_the_medians_of_the_input(folder):
     ]:
         assert row in table_rows(default)
     assert "- benchmarks: 10 (7 valid, 3 errored or skipped)" in default
-    assert "- largest cv: 3.5 % (`write/f32x4`)" in default
+    assert "- largest cv of a bandwidth: 3.5 % (`write/f32x4`)" in default
 
 
 def test_iteration_only_flavor_and_missing_reference(folder):
@@ -57,7 +57,7 @@ def test_iteration_only_flavor_and_missing_reference(folder):
     assert "| ref/memset | (not in this file) | | | |" in rows
     assert "| best copy / ref/memcpy_d2d | 0.993 |" in rows  # 2930 / 2950
     assert "| best write / ref/memset | n/a (no ref/memset in this file) |" in rows
-    assert "- largest cv: n/a (no repetitions)" in ca
+    assert "- largest cv of a bandwidth: n/a (no repetitions)" in ca
 
 
 def test_errored_benchmarks_are_listed_as_errors_not_numbers(folder):
