@@ -48,6 +48,7 @@ def render(folder: Path, plotted: Plotted) -> str:
         else:
             why = summary.cell(plotted.skipped.get(spec.stem, "no data")).replace("*", "\\*")
             lines += [f"**Not drawn:** {why}.", ""]
+    lines += _inflight_lines(plotted.medians)
     lines += _error_lines(plotted.medians)
     lines += summary.context_section(contexts)
     return "\n".join(lines).rstrip() + "\n"
@@ -67,6 +68,37 @@ def _run_lines(files: dict[str, Results], medians: pd.DataFrame) -> list[str]:
         f"- commands, exit codes and clocks: [`{summary.SUMMARY_FILE}`]({summary.SUMMARY_FILE})",
         "",
     ]
+
+
+def _inflight_lines(medians: pd.DataFrame) -> list[str]:
+    """The inflight cases of each flavor against the Little's-law model (`littles_law`): a
+    table, and how many of each grid form the model predicts within 15 %."""
+    if "model_gbs" not in medians.columns:
+        return []
+    rows = medians.loc[(medians["family"] == "inflight") & medians["model_gbs"].notna()]
+    if rows.empty:
+        return []
+    lines = ["## Bytes in flight: measured vs Little's law", "",
+             "`model_gbs` = min(roof, SMs × bytes in flight per SM ÷ (loaded latency + one"
+             " warp's own round)), one block per tile also paying a block's turnaround and"
+             " capped by the GPU's block launch rate ([docs/inflight.md](../../../docs/"
+             "inflight.md)). One warp per SM (`block:32/bpsm:1`) calibrates the round and"
+             " predicts itself: it is left out of the counts.", ""]
+    for flavor, group in rows.groupby("flavor", sort=False):
+        group = group.assign(ratio=group["model_gbs"] / group["gbs"])
+        predicted = group.loc[~group["name"].str.contains("/block:32/bpsm:1/")]
+        lines += [f"### Flavor `{flavor}`", ""]
+        for form, cases in predicted.groupby("grid", sort=False):
+            error = (cases["ratio"] - 1).abs()
+            worst = cases.loc[error.idxmax()]
+            lines.append(f"- grid:{form}: {int((error <= 0.15).sum())} of {len(cases)} within"
+                         f" 15 % (largest: model {worst['ratio']:.2f}× `{worst['name']}`)")
+        lines += ["", "| benchmark | bytes in flight per SM | GB/s | model GB/s | model / measured |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| `{r.name}` | {r.bytes_in_flight_per_sm:.0f} | {r.gbs:.1f} |"
+                  f" {r.model_gbs:.1f} | {r.ratio:.2f} |" for r in group.itertuples()]
+        lines.append("")
+    return lines
 
 
 def _error_lines(medians: pd.DataFrame) -> list[str]:
