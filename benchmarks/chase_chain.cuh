@@ -40,27 +40,32 @@ struct chase_chain {
 
   void prepare(environment& e) {
     if (record.bytes() == 0) {  // all three or none: a failed allocation leaves none
-      device_buffer l(bytes()), p(32 * sizeof(std::uint32_t));
+      device_buffer l(bytes()), p(32 * sizeof(std::uint64_t));
       record = device_buffer(round_up(sizeof(chase_record), 16));
       lines = std::move(l);
       position = std::move(p);
     }
     const unsigned grid = static_cast<unsigned>(
         std::min<std::size_t>((n + 255) / 256, std::size_t(e.device().sms) * 8));
-    build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint32_t>(), perm, n, spacing);
-    reset_chase<<<1, lanes, 0, e.stream()>>>(position.data<std::uint32_t>(), perm, n, spacing);
+    build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint64_t>(), perm, n, spacing);
+    reset_chase<<<1, lanes, 0, e.stream()>>>(lines.data<const std::uint64_t>(),
+                                             position.data<std::uint64_t>(), perm, n, spacing);
     record.poison(e.stream());
     GMB_CUDA_CHECK(cudaGetLastError());
     walked = 0;
   }
 
   std::string verify(environment& e) const {
-    const auto got = position.copy_words_to_host(0, lanes, e.stream());
+    const auto words = position.copy_words_to_host(0, 2 * lanes, e.stream());
+    const auto base = reinterpret_cast<std::uint64_t>(lines.data<void>());
     for (unsigned lane = 0; lane < lanes; ++lane) {
+      const std::uint64_t address = words[2 * lane] | std::uint64_t(words[2 * lane + 1]) << 32;
       const std::uint32_t expected =
           chase_line(perm, n, chase_start(lane, lanes, n) + walked, spacing);
-      if (got[lane] != expected) {
-        return "lane " + std::to_string(lane) + " ended on line " + std::to_string(got[lane]) +
+      if (address != base + std::uint64_t(expected) * kChaseLineBytes) {
+        const long long line =
+            (static_cast<long long>(address - base)) / static_cast<long long>(kChaseLineBytes);
+        return "lane " + std::to_string(lane) + " ended on line " + std::to_string(line) +
                " after " + std::to_string(walked) + " steps, expected line " +
                std::to_string(expected);
       }
@@ -90,20 +95,19 @@ struct chase_chain {
   /// One launch of the chase by `lanes` lanes: `warm_steps` untimed, kStepsPerLaunch timed.
   template <cache_op Load>
   void launch(environment& e, unsigned warm_steps) {
-    chase<Load><<<1, lanes, 0, e.stream()>>>(lines.data<std::uint32_t>(),
-                                             position.data<std::uint32_t>(), warm_steps,
+    chase<Load><<<1, lanes, 0, e.stream()>>>(position.data<std::uint64_t>(), warm_steps,
                                              kStepsPerLaunch, record.data<chase_record>());
     walked += warm_steps + kStepsPerLaunch;
   }
 
   /// prepare, verify, measured and release of a case walking this chain (its launch is its
-  /// own), and its bytes: 4 per load.
+  /// own), and its bytes: 8 per load (an address).
   static void describe(const std::shared_ptr<chase_chain>& s, bench_case& c) {
     c.prepare = [s](environment& e) { s->prepare(e); };
     c.verify = [s](environment& e) { return s->verify(e); };
     c.measured = [s](environment& e) { return s->measured(e); };
     c.release = [s](environment&) { s->release(); };
-    c.bytes_read = double(s->lanes) * kStepsPerLaunch * sizeof(std::uint32_t);
+    c.bytes_read = double(s->lanes) * kStepsPerLaunch * sizeof(std::uint64_t);
     c.launches_per_iteration = 1;
   }
 };

@@ -108,10 +108,10 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
                                    e.stream()));
     GMB_CUDA_CHECK(cudaMemsetAsync(stop_flags->data<void>(), 0, flag_bytes, e.stream()));
     kernel<<<grid, kLoadBlock, bytes, e.stream()>>>(
-        s->lines.data<std::uint32_t>(), s->position.data<std::uint32_t>(), kWarmSteps,
-        kStepsPerLaunch, s->record.data<chase_record>(), e.in().data<const load_word>(),
-        e.out().data<load_word>(), tiles, load_sms, kInputPattern, e.counter(),
-        load->data<load_record>(), stop_flags->data<unsigned>());
+        s->position.data<std::uint64_t>(), kWarmSteps, kStepsPerLaunch,
+        s->record.data<chase_record>(), e.in().data<const load_word>(), e.out().data<load_word>(),
+        tiles, load_sms, kInputPattern, e.counter(), load->data<load_record>(),
+        stop_flags->data<unsigned>());
     s->walked += kWarmSteps + kStepsPerLaunch;
   };
   auto last = [=](environment& e) {
@@ -153,7 +153,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
     m.push_back({"load_pct_peak", 100.0 * gbs * 1e9 / e.device().peak_bytes_per_second()});
     return m;
   };
-  c.bytes_read = double(kStepsPerLaunch) * sizeof(std::uint32_t);
+  c.bytes_read = double(kStepsPerLaunch) * sizeof(std::uint64_t);
   c.cold_l2 = true;
   c.launches_per_iteration = 1;
   return c;

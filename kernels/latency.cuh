@@ -1,11 +1,12 @@
 #pragma once
 // Latency: dependent loads (a pointer chase). The working set is 2^bits lines of kChaseLineBytes;
-// the chain visits them in the order of a hash permutation (line perm(k) points to perm(k+1)),
+// the chain visits them in the order of a hash permutation (line perm(k) holds the address of
+// line perm(k+1): a step is one load, no arithmetic between loads),
 // one cycle through every line, so each load's address comes from the previous load and no
 // coalescing, prefetch or nearby line helps. Each lane of the launching warp chases its own
 // place on the cycle; a launch continues where the previous one stopped, so a timed window
 // touches lines no earlier window touched until the whole cycle has been walked.
-// Bytes: 4 per load (the index word), lanes * steps per launch; the result is the time per step.
+// Bytes: 8 per load (the address word), lanes * steps per launch; the result is the time per step.
 #include <cstddef>
 #include <cstdint>
 
@@ -21,21 +22,30 @@ struct chase_record {
   unsigned long long ns;
 };
 
-/// Writes the chain: the line visited k-th points to the line visited next.
+/// The address of line `line` of the chain at `lines`.
+__device__ __forceinline__ std::uint64_t chase_address(const std::uint64_t* lines,
+                                                       std::uint32_t line) {
+  return reinterpret_cast<std::uint64_t>(lines) + std::uint64_t(line) * kChaseLineBytes;
+}
+
+/// Writes the chain: the line visited k-th holds the address of the line visited next, so a
+/// step is one load whose value is the next load's address (no arithmetic between them).
 // static: a kernel defined in a header that several files include.
-static __global__ void build_chase(std::uint32_t* lines, hash_permutation perm, std::size_t n,
+static __global__ void build_chase(std::uint64_t* lines, hash_permutation perm, std::size_t n,
                                    std::uint32_t spacing) {
   for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < n;
        k += std::size_t(gridDim.x) * blockDim.x) {
-    lines[std::size_t(chase_line(perm, n, k, spacing)) * kChaseLineWords] =
-        chase_line(perm, n, k + 1, spacing);
+    const std::uint32_t line = chase_line(perm, n, k, spacing);
+    lines[std::size_t(line) * (kChaseLineBytes / sizeof(std::uint64_t))] =
+        chase_address(lines, chase_line(perm, n, k + 1, spacing));
   }
 }
 
-/// Puts every lane at its start: line perm(chase_start(lane)).
-static __global__ void reset_chase(std::uint32_t* position, hash_permutation perm, std::size_t n,
-                                   std::uint32_t spacing) {
-  position[threadIdx.x] = chase_line(perm, n, chase_start(threadIdx.x, blockDim.x, n), spacing);
+/// Puts every lane at its start: the address of line perm(chase_start(lane)).
+static __global__ void reset_chase(const std::uint64_t* lines, std::uint64_t* position,
+                                   hash_permutation perm, std::size_t n, std::uint32_t spacing) {
+  position[threadIdx.x] =
+      chase_address(lines, chase_line(perm, n, chase_start(threadIdx.x, blockDim.x, n), spacing));
 }
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -44,25 +54,24 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
-/// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position, which it
-/// leaves where the walk ended; `record` (one lane writes it) gets the timed steps' clocks.
-/// `lanes`: the lanes walking together (they wait for each other around the timed steps).
+/// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position (an
+/// address in the chain), which it leaves where the walk ended; `record` (one lane writes it) gets
+/// the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other around
+/// the timed steps).
 template <cache_op Load>
-__device__ __forceinline__ void walk(const std::uint32_t* lines, std::uint32_t* position,
-                                     unsigned warm_steps, unsigned steps, chase_record* record,
-                                     unsigned lanes) {
-  std::uint32_t p = *position;
-  for (unsigned i = 0; i < warm_steps; ++i) {
-    p = load<Load>(lines + std::size_t(p) * kChaseLineWords);
-  }
+__device__ __forceinline__ void walk(std::uint64_t* position, unsigned warm_steps, unsigned steps,
+                                     chase_record* record, unsigned lanes) {
+  auto p = reinterpret_cast<const std::uint64_t*>(*position);
+  for (unsigned i = 0; i < warm_steps; ++i)
+    p = reinterpret_cast<const std::uint64_t*>(load<Load>(p));
   __syncwarp(lanes);
   const long long c0 = clock64();
   const unsigned long long t0 = global_ns();
-  for (unsigned i = 0; i < steps; ++i) p = load<Load>(lines + std::size_t(p) * kChaseLineWords);
+  for (unsigned i = 0; i < steps; ++i) p = reinterpret_cast<const std::uint64_t*>(load<Load>(p));
   __syncwarp(lanes);
   const long long c1 = clock64();
   const unsigned long long t1 = global_ns();
-  *position = p;
+  *position = reinterpret_cast<std::uint64_t>(p);
   if (threadIdx.x == 0) *record = {static_cast<unsigned long long>(c1 - c0), t1 - t0};
 }
 
@@ -71,9 +80,9 @@ __device__ __forceinline__ void walk(const std::uint32_t* lines, std::uint32_t* 
 /// the first pass, from the L2, is in the time). Plain loads (Load = kDefault) are what the
 /// ca/cg builds change: there the L1 hit must vanish.
 template <cache_op Load>
-__global__ void chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps,
-                      unsigned steps, chase_record* record) {
-  walk<Load>(lines, position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
+__global__ void chase(std::uint64_t* position, unsigned warm_steps, unsigned steps,
+                      chase_record* record) {
+  walk<Load>(position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
 }
 
 /// What the loaded chase's blocks share: the streaming blocks that started and what they
@@ -101,17 +110,17 @@ inline constexpr unsigned kStopFlagStride = 32;
 /// `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
 __global__ void __launch_bounds__(1024, 1)
-    loaded_chase(std::uint32_t* lines, std::uint32_t* position, unsigned warm_steps, unsigned steps,
-                 chase_record* record, const T* stream, T* copy_to, std::size_t tiles,
-                 unsigned load_blocks, word_pattern expected, unsigned long long* bad_elements,
-                 load_record* load, unsigned* stop_flags) {
+    loaded_chase(std::uint64_t* position, unsigned warm_steps, unsigned steps, chase_record* record,
+                 const T* stream, T* copy_to, std::size_t tiles, unsigned load_blocks,
+                 word_pattern expected, unsigned long long* bad_elements, load_record* load,
+                 unsigned* stop_flags) {
   if (blockIdx.x == 0) {
     if (threadIdx.x != 0) return;
     const volatile unsigned* started = &load->started;
     for (const unsigned long long t0 = global_ns();
          *started < load_blocks && global_ns() - t0 < 10000000ull;) {
     }
-    walk<cache_op::kDefault>(lines, position, warm_steps, steps, record, 1u);
+    walk<cache_op::kDefault>(position, warm_steps, steps, record, 1u);
     for (unsigned b = 1; b <= load_blocks; ++b) {
       atomicExch(stop_flags + std::size_t(b) * kStopFlagStride, 1u);
     }

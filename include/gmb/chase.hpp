@@ -13,7 +13,6 @@
 namespace gmb {
 
 inline constexpr std::size_t kChaseLineBytes = 128;
-inline constexpr std::size_t kChaseLineWords = kChaseLineBytes / sizeof(std::uint32_t);
 
 /// Where lane `lane` of `lanes` starts on the cycle of n lines: evenly spread.
 GMB_HD std::size_t chase_start(unsigned lane, unsigned lanes, std::size_t n) {
