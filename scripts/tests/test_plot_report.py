@@ -62,6 +62,19 @@ def test_report_embeds_every_figure_with_a_sentence(reported):
     assert "- values: one run per benchmark; GB/s = 10⁹ B/s" in text
 
 
+def test_report_sets_inflight_cases_beside_the_model(reported):
+    _, text, _ = reported
+    section = text[text.index("## Bytes in flight: measured vs Little's law"):
+                   text.index("## Errored or skipped benchmarks")]
+    for flavor in ("default", "ca"):
+        assert f"### Flavor `{flavor}`" in section
+    # the synthetic family: 4 persistent and 4 full grids per word size, beside the one-warp
+    # calibration cases (in the table, out of the counts)
+    assert "- grid:persistent: 8 of 8 within 15 %" in section
+    assert "| `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` | 128 | 44.5 | 44.5 | 1.00 |" in section
+    assert "inflight/blocks" not in section  # no bandwidth of its own to predict
+
+
 def test_report_has_headline_errors_and_context(reported):
     _, text, _ = reported
     for flavor in ("default", "ca"):

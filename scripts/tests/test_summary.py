@@ -218,3 +218,18 @@ def test_debug_google_benchmark_is_explained(tmp_path):
     write_gb(tmp_path / "default.json", [iteration("ref/memset", 4.5e12)],
              {"date": "2026-01-01", "gmb_flavor": "default", "library_build_type": "release"})
     assert "CUDA-event time" not in write_summary(tmp_path).path.read_text()
+
+
+def test_the_largest_cv_leaves_latency_families_out(tmp_path):
+    from conftest import iteration, write_gb
+
+    # A chase's bytes per second swing with its latency (12% cv); it is no bandwidth.
+    write_gb(tmp_path / "default.json", [
+        iteration("ref/memset", 4.50e12, 0), iteration("ref/memset", 4.52e12, 1),
+        iteration("latency/loaded/load:read/sms:64", 1.0e7, 0, latency_ns=400.0),
+        iteration("latency/loaded/load:read/sms:64", 1.3e7, 1, latency_ns=500.0),
+        iteration("tlb/chase/step:4096/span:2097152", 1.0e7, 0, latency_ns=145.0),
+        iteration("tlb/chase/step:4096/span:2097152", 1.2e7, 1, latency_ns=146.0),
+    ], {"date": "2026-01-01", "gmb_flavor": "default"})
+    default = flavor_section(write_summary(tmp_path).path.read_text(), "default")
+    assert "- largest cv of a bandwidth: 0.3 % (`ref/memset`)" in default
