@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
 from . import littles_law
-from .naming import element_bytes
+from .naming import LATENCY_FAMILIES, element_bytes
 from .plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, bytes_text, color, draw_bars,
                       draw_reference_lines, draw_series, error_handle, error_note,
                       family_rows, flavors_of, footnote, gbs_axis, line_style, log2_axis,
@@ -244,6 +244,68 @@ def working_set(medians: pd.DataFrame) -> Drawn:
         " L1 carve-out moves the first step to smaller sets."))
 
 
+def latency(medians: pd.DataFrame) -> Drawn:
+    """Left: the pointer chase's ns per load against the working set, one line per flavor and
+    lane count, with the L1 and L2 sizes marked. Right: the tlb chase's ns per load against
+    the span, one line per page step (the first flavor)."""
+    chase = medians.loc[(medians["family"] == "latency") & (medians["variant"] == "chase")]
+    tlb = medians.loc[medians["family"] == "tlb"]
+    if "latency_ns" not in medians.columns or (chase.empty and tlb.empty):
+        raise Skip("no latency/chase/* or tlb/* benchmark in this run")
+    figure, axes = new_figure(1, 2, (6.6, 5.0), sharey=False)
+    left, right = axes[0, 0], axes[0, 1]
+    shown = []
+    if not chase.empty and {"ws", "lanes"} <= set(chase.columns):
+        for fl in flavors_of(chase):
+            for lanes, style in ((1, "-"), (32, "--")):
+                series = chase.loc[(chase["flavor"] == fl) & (chase["lanes"] == lanes)]
+                series = series.dropna(subset=["latency_ns"]).sort_values("ws")
+                if series.empty:
+                    continue
+                left.plot(series["ws"], series["latency_ns"], linestyle=style,
+                          label=f"{fl}, {lanes} lane{'s' if lanes > 1 else ''}",
+                          **{k: v for k, v in line_style(fl).items() if k != "fillstyle"})
+                shown.append(series[["flavor", "name", "ws", "lanes", "latency_ns"]])
+        for key, name, style in (("gpu_l1_shared_per_sm_bytes", "L1 + shared per SM", "--"),
+                                 ("gpu_l2_bytes", "L2", "-.")):
+            size = medians[key].dropna() if key in medians.columns else pd.Series([])
+            if not size.empty and float(size.iloc[0]) > 0:
+                left.axvline(float(size.iloc[0]), color="black", linestyle=style, linewidth=1,
+                             label=f"{name}: {bytes_text(float(size.iloc[0]))}")
+        log2_axis(left, chase["ws"], in_bytes=True)
+        left.legend(fontsize=7, loc="upper left")
+    left.set_xlabel("working set (bytes, log scale)")
+    left.set_ylabel("ns per dependent load (latency_ns)")
+    left.set_ylim(bottom=0)
+    left.grid(True, alpha=0.3)
+    if not tlb.empty and {"step", "span"} <= set(tlb.columns):
+        fl = flavors_of(tlb)[0]
+        for step in sorted(tlb["step"].dropna().unique()):
+            series = tlb.loc[(tlb["flavor"] == fl) & (tlb["step"] == step)]
+            series = series.dropna(subset=["latency_ns"]).sort_values("span")
+            right.plot(series["span"], series["latency_ns"], marker="o", markersize=4,
+                       label=f"one line per {bytes_text(float(step))}")
+            shown.append(series[["flavor", "name", "step", "span", "latency_ns"]])
+        log2_axis(right, tlb["span"], in_bytes=True)
+        right.set_ylim(0, float(tlb["latency_ns"].max()) * 1.25)
+        right.legend(fontsize=8, loc="lower right")
+        right.set_xlabel(f"span the chase's pages cover (bytes, log scale) · flavor {fl}")
+    else:
+        right.text(0.5, 0.5, "no tlb/* in this run", ha="center", transform=right.transAxes)
+    right.set_ylabel("ns per dependent load, an L2 hit (latency_ns)")
+    right.grid(True, alpha=0.3)
+    set_title(figure, medians, "Load latency: pointer chases per level and across pages")
+    footnote(figure, "Left: latency/chase/ws:B/lanes:L, each line of the chain holding the next"
+             " line's address in a pseudo-random cycle; 32 lanes chase 32 chains at once."
+             " Right: tlb/chase/step:S/span:X, one line per S bytes over X bytes, loaded past"
+             " the L1 from the L2: what grows with the span is address translation."
+             " Values: medians (in-kernel clocks).")
+    return Drawn(figure, pd.concat(shown, ignore_index=True) if shown else pd.DataFrame(), (
+        "Load latency from the L1, the L2 and DRAM (left; the non-caching build has no L1"
+        " step), and what address translation adds as a chase's pages spread over more"
+        " memory (right)."))
+
+
 def inflight(medians: pd.DataFrame) -> Drawn:
     """Left: the loaded latency (the chase's latency against the bandwidth other SMs stream,
     reads and copies), a line per flavor. Right, for one flavor (default first): inflight read
@@ -459,7 +521,7 @@ def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> 
     # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families; a
     # latency benchmark's bytes per second is no bandwidth.
     rows = medians.loc[(medians["flavor"] == flavor)
-                       & ~medians["family"].isin(["cache", "latency"])]
+                       & ~medians["family"].isin(["cache", *LATENCY_FAMILIES])]
     chosen: list[str] = []
     for _, members in rows.groupby("family", sort=False):
         if len(members) <= small:

@@ -40,6 +40,10 @@ class BenchName:
     variant: str
     params: dict[str, str] = field(default_factory=dict)
 
+# Families whose result is a latency counter (latency_ns), not the bandwidth Google Benchmark
+# times: summaries and bandwidth figures leave them out.
+LATENCY_FAMILIES = ("latency", "tlb")
+
 
 def strip_suffixes(name: str, aggregate_name: str | None = None) -> str:
     """Return `name` without Google Benchmark's additions.

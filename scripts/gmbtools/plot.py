@@ -36,6 +36,7 @@ FIGURES = (
     FigureSpec("aos_soa", "Array of structs vs struct of arrays", figures.aos_soa),
     FigureSpec("word_ilp", "Word size × elements per thread", figures.word_ilp),
     FigureSpec("working_set", "Working-set sweep", figures.working_set),
+    FigureSpec("latency", "Load latency and address translation", figures.latency),
     FigureSpec("inflight", "Bytes in flight and loaded latency", figures.inflight),
 )
 

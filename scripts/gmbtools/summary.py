@@ -13,6 +13,7 @@ from typing import Any
 from . import health, results, runinfo
 from .errors import GmbError
 from .flavors import FLAVORS, json_name
+from .naming import LATENCY_FAMILIES
 from .results import Median, Results
 from .runinfo import RunInfo
 
@@ -66,9 +67,6 @@ class Written:
 
     path: Path
     unreadable: list[str]
-
-# Families whose result is a latency (counters), not the bandwidth Google Benchmark times.
-LATENCY_FAMILIES = ("latency", "tlb")
 
 
 def write_summary(folder: Path, info: RunInfo | None = None) -> Written:

@@ -272,3 +272,21 @@ def test_inflight_points_model_and_loaded_latency(families):
     curves = [line.get_label() for line in left.get_lines() if "streams" in line.get_label()]
     assert curves == [f"{flavor}, streams {load}" for flavor in ("default", "ca", "cg")
                       for load in ("read", "copy")]
+
+
+def test_latency_per_level_and_across_pages(families):
+    drawn = figures.latency(families)
+    data = drawn.data
+    chase = data.loc[data["name"].str.startswith("latency/chase/")].set_index(["name", "flavor"])
+    # the cg build has no L1 hit: its 16-KiB chase takes the L2's time
+    assert chase.loc[("latency/chase/ws:16384/lanes:1", "default"), "latency_ns"] == 16.0
+    assert chase.loc[("latency/chase/ws:16384/lanes:1", "cg"), "latency_ns"] == 142.0
+    assert set(chase.index.get_level_values("flavor")) == {"default", "ca", "cg"}
+    tlb = data.loc[data["name"].str.startswith("tlb/")]
+    assert set(tlb["flavor"]) == {"default"}  # the right panel shows one flavor
+    assert list(tlb.sort_values(["step", "span"])["latency_ns"]) == [142.0, 142.0, 142.0,
+                                                                        146.0, 146.0]
+    left, right = drawn.figure.axes[:2]
+    assert len([l for l in left.get_lines() if "lane" in l.get_label()]) == 6
+    assert [l.get_label() for l in right.get_lines()] == ["one line per 4 KiB",
+                                                          "one line per 2 MiB"]
