@@ -32,10 +32,13 @@ METRICS = (
     # Where loads were served: L1 hits, and the sectors L1 asked the L2 for (caching study).
     "l1tex__t_sector_hit_rate.pct",
     "lts__t_sectors_srcunit_tex_op_read.sum",
+    # How many requests carried those sectors: the L2's tag lookups (cg asks per instruction).
+    "lts__t_requests_srcunit_tex_op_read.sum",
 )
 
 # The benchmark kernels of every family (kernels/*.cuh), by function name.
-KERNELS = "regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy|xor_reads|working_set_read)"
+KERNELS = ("regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy|xor_reads|working_set_read"
+           "|inflight_)")
 
 # Model counters written by the harness, copied next to the measurements.
 MODEL_COUNTERS = (
