@@ -91,7 +91,7 @@ struct load_record {
   unsigned started;
   unsigned padding;
   unsigned long long streamed_bytes;
-  unsigned long long first_ns;
+  unsigned long long first_ns_inverted;  // ~(first start): zero-initialized, kept by atomicMax
   unsigned long long last_ns;
 };
 
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(1024, 1)
   }
   if (blockIdx.x > load_blocks) return;
   if (threadIdx.x == 0) {
-    atomicMin(&load->first_ns, global_ns());
+    atomicMax(&load->first_ns_inverted, ~global_ns());
     __threadfence();
     atomicAdd(&load->started, 1u);
   }

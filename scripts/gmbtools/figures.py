@@ -264,7 +264,7 @@ def latency(medians: pd.DataFrame) -> Drawn:
                     continue
                 left.plot(series["ws"], series["latency_ns"], linestyle=style,
                           label=f"{fl}, {lanes} lane{'s' if lanes > 1 else ''}",
-                          **{k: v for k, v in line_style(fl).items() if k != "fillstyle"})
+                          **_line_only(fl))
                 shown.append(series[["flavor", "name", "ws", "lanes", "latency_ns"]])
         for key, name, style in (("gpu_l1_shared_per_sm_bytes", "L1 + shared per SM", "--"),
                                  ("gpu_l2_bytes", "L2", "-.")):
@@ -328,7 +328,7 @@ def inflight(medians: pd.DataFrame) -> Drawn:
             curve = littles_law.loaded_curve(loaded.loc[loaded["flavor"] == fl], load)
             if curve is not None:
                 left.plot(curve.gbs, curve.ns, linestyle=style, label=f"{fl}, streams {load}",
-                          **{k: v for k, v in line_style(fl).items() if k != "fillstyle"})
+                          **_line_only(fl))
     peak = peak_gbs(medians)
     if peak is not None:
         left.axvline(peak, color="black", linestyle=":", linewidth=1.2)
@@ -388,6 +388,11 @@ def inflight(medians: pd.DataFrame) -> Drawn:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+def _line_only(flavor: str) -> dict:
+    """A flavor's colour and marker for a line drawn with plot() (no error bars to fill)."""
+    return {k: v for k, v in line_style(flavor).items() if k != "fillstyle"}
+
 
 def _two_flavors_or_skip(medians: pd.DataFrame) -> list[str]:
     present = flavors_of(medians)
