@@ -20,6 +20,8 @@ std::vector<bench_case> working_set_cases(environment& env, sweep s);
 std::vector<bench_case> latency_cases(environment& env, sweep s);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
 std::vector<bench_case> tlb_cases(environment& env, sweep s);
+std::vector<bench_case> transpose_cases(environment& env, sweep s);
+std::vector<bench_case> reduce_cases(environment& env, sweep s);
 
 /// All families, in the order they are registered.
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
@@ -27,7 +29,7 @@ inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQui
   for (auto family : {reference_cases, coalesced_cases, vector_cases, offset_cases,
                       stride_cases, aos_cases, warp_cases, matrix_cases, reuse_cases,
                       cache_op_cases, working_set_cases, latency_cases, tlb_cases,
-                      inflight_cases}) {
+                      inflight_cases, transpose_cases, reduce_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

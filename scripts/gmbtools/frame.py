@@ -2,8 +2,9 @@
 
 - `rows_frame` / `load_frame`: one row per JSON entry (each repetition and each aggregate).
 - `medians_frame`: one row per file and benchmark: the value `results.median_by_name` reports
-  (the number summary.md shows), with the spread of the repetitions around it, and the
-  Little's-law prediction `model_gbs` of the inflight family (`littles_law`).
+  (the number summary.md shows), with the spread of the repetitions around it, the
+  Little's-law prediction `model_gbs` of the inflight family (`littles_law`) and `headline`:
+  "best read", "best write" or "best copy" on the rows summary.md's headline picks.
 
 Both hold the name split per the contract (family, variant, type, op and one column per param,
 numeric where every value is), the flavor, the context keys the figures need and the file.
@@ -16,16 +17,18 @@ from typing import Any
 
 import pandas as pd
 
-from . import littles_law, results
+from . import littles_law, results, summary
 from .flavors import FLAVORS
 from .naming import to_number, type_and_op
 from .results import Record, Results
 
-MODEL_COUNTERS = ("model_sectors_per_req", "model_dram_bytes", "model_efficiency")
-# Counters the latency and inflight families measure themselves.
+MODEL_COUNTERS = ("model_sectors_per_req", "model_ld_sectors_per_req",
+                  "model_st_sectors_per_req", "model_dram_bytes", "model_efficiency")
+# Counters families write beside the bandwidth: what the latency and inflight families measure
+# themselves, and a ladder step's position (`rung`: transpose/, reduce/).
 MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",
                      "bytes_in_flight_per_sm", "resident_blocks_per_sm", "block_slot_ns",
-                     "blocks_per_us")
+                     "blocks_per_us", "rung")
 CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
                    "gpu_sms", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these
@@ -37,13 +40,13 @@ ROW_COLUMNS = (
 )
 MEDIAN_COLUMNS = (
     *NAME_COLUMNS, "gbs", "gbs_lo", "gbs_hi", "spread", "repetitions", "pct_peak", "cv",
-    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "error", "flavor", *CONTEXT_COLUMNS,
-    "file",
+    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "headline", "error", "flavor",
+    *CONTEXT_COLUMNS, "file",
 )
 
 _NUMBERS = ("bytes_per_second", "gbs", "pct_peak", *MODEL_COUNTERS, *MEASURED_COUNTERS)
 _TEXT = ("name", "family", "variant", "type", "op", "run_type", "aggregate", "time_unit",
-         "spread", "error", "flavor", "gpu_name", "date", "file")
+         "spread", "headline", "error", "flavor", "gpu_name", "date", "file")
 _INTEGERS = ("repetition_index", "repetitions")
 
 
@@ -94,7 +97,9 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
         runs_of: dict[str, list[Record]] = {}
         for record in file.records:
             runs_of.setdefault(record.name, []).append(record)
-        for name, median in results.median_by_name(file.records).items():
+        medians = results.median_by_name(file.records)
+        headline = summary.headline_picks(medians)
+        for name, median in medians.items():
             gbs = None if median.bytes_per_second is None else median.bytes_per_second / 1e9
             rows.append({
                 **_name_columns(median),
@@ -105,6 +110,7 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
                 **{key: median.counters.get(key) for key in MODEL_COUNTERS},
                 **{key: median.counters.get(key) for key in MEASURED_COUNTERS},
                 "model_gbs": None,
+                "headline": headline.get(name),
                 "error": median.error,
                 **where,
             })

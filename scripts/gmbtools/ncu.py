@@ -34,11 +34,16 @@ METRICS = (
     "lts__t_sectors_srcunit_tex_op_read.sum",
     # How many requests carried those sectors: the L2's tag lookups (cg asks per instruction).
     "lts__t_requests_srcunit_tex_op_read.sum",
+    # Shared-memory bank conflicts (the transpose ladder's tiles: unpadded vs padded).
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
 )
 
 # The benchmark kernels of every family (kernels/*.cuh), by function name.
 KERNELS = ("regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy|xor_reads|working_set_read"
-           "|inflight_)")
+           "|inflight_|transpose_)")
+# Families whose benchmarks launch several kernels (the reduction's passes, CUB) cannot be
+# paired one benchmark to one kernel: profile them with Nsight Compute directly.
 
 # Model counters written by the harness, copied next to the measurements.
 MODEL_COUNTERS = (
@@ -118,6 +123,9 @@ def compare(measured: dict[str, float], model: dict[str, float]) -> dict[str, An
     row["measured_ld_sectors_per_req"] = per_request("ld")
     row["measured_st_sectors_per_req"] = per_request("st")
     row["measured_dram_bytes"] = dram
+    for kind in ("ld", "st"):
+        row[f"smem_bank_conflicts_{kind}"] = measured.get(
+            f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{kind}.sum")
     predicted = model.get("model_dram_bytes")
     row["dram_measured_over_model"] = dram / predicted if predicted else None
     return row
@@ -173,11 +181,13 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
     lines = ["| benchmark | ld sect/req model | ld measured | st sect/req model | st measured"
-             " | DRAM measured / model |", "|---|---:|---:|---:|---:|---:|"]
+             " | DRAM measured / model | smem bank conflicts ld / st |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for name, r in rows.items():
         lines.append(
             f"| `{name}` | {fmt(r.get('model_ld_sectors_per_req'))} |"
             f" {fmt(r['measured_ld_sectors_per_req'])} |"
             f" {fmt(r.get('model_st_sectors_per_req'))} | {fmt(r['measured_st_sectors_per_req'])}"
-            f" | {fmt(r['dram_measured_over_model'], 3)} |")
+            f" | {fmt(r['dram_measured_over_model'], 3)} |"
+            f" {fmt(r.get('smem_bank_conflicts_ld'), 0)} / {fmt(r.get('smem_bank_conflicts_st'), 0)} |")
     return "\n".join(lines)

@@ -38,6 +38,9 @@ FIGURES = (
     FigureSpec("working_set", "Working-set sweep", figures.working_set),
     FigureSpec("latency", "Load latency and address translation", figures.latency),
     FigureSpec("inflight", "Bytes in flight and loaded latency", figures.inflight),
+    FigureSpec("ladder_transpose", "Optimization ladder: matrix transpose",
+               figures.transpose_ladder),
+    FigureSpec("ladder_reduce", "Optimization ladder: sum reduction", figures.reduce_ladder),
 )
 
 

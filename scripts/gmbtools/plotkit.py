@@ -184,7 +184,9 @@ def bytes_text(n: float) -> str:
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
             value = n / size
-            return f"{value:.0f} {unit}" if value == round(value) else f"{value:.3g} {unit}"
+            # .3g would write 1023.7 MiB as 1.02e+03 MiB
+            whole = value == round(value) or value >= 100
+            return f"{value:.0f} {unit}" if whole else f"{value:.3g} {unit}"
     return f"{n:.0f} B"
 
 

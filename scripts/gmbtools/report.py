@@ -1,14 +1,16 @@
 """`gmb report`: draw the figures (`plot.plot_folder`) and write RESULTS_DIR/report.md around
 them: the run, the headline numbers of each flavor (the tables of summary.md), every figure with
-one sentence on what it shows (or why it is missing), the errored benchmarks and the context.
+one sentence on what it shows (or why it is missing), the inflight cases against their model,
+the optimization ladders against their roofs, the errored benchmarks and the context.
 """
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from . import health, plot, results, summary
+from . import health, ladders, plot, results, summary
 from .flavors import json_name
 from .plot import Plotted
 from .results import Results
@@ -49,6 +51,7 @@ def render(folder: Path, plotted: Plotted) -> str:
             why = summary.cell(plotted.skipped.get(spec.stem, "no data")).replace("*", "\\*")
             lines += [f"**Not drawn:** {why}.", ""]
     lines += _inflight_lines(plotted.medians)
+    lines += _ladder_lines(plotted.medians)
     lines += _error_lines(plotted.medians)
     lines += summary.context_section(contexts)
     return "\n".join(lines).rstrip() + "\n"
@@ -99,6 +102,76 @@ def _inflight_lines(medians: pd.DataFrame) -> list[str]:
                   f" {r.model_gbs:.1f} | {r.ratio:.2f} |" for r in group.itertuples()]
         lines.append("")
     return lines
+
+
+def _ladder_lines(medians: pd.DataFrame) -> list[str]:
+    """A table per ladder and flavor (`ladders.steps`): its rungs in order against their roof,
+    the peak, the traffic model and, for a reduction, the library reference."""
+    tables = [(ladder, ladders.steps(medians, ladder)) for ladder in ladders.LADDERS]
+    tables = [(ladder, table) for ladder, table in tables if not table.empty]
+    if not tables:
+        return []
+    lines = ["## Optimization ladders", "",
+             "Each rung is one step of a kernel's optimization, in the order of its `rung`"
+             " counter. % of roof is of the same file's roof: for the transpose the same type"
+             " and N's `copy` rung (a plain copy of the same bytes), for the reduction the best"
+             " read of the headline table; % of peak is `pct_peak`; sectors per request are the"
+             " traffic model's, loads and stores apart.", ""]
+    for ladder, table in tables:
+        columns = _ladder_columns(ladder, table)
+        lines += [f"### {ladder.title}", ""]
+        for flavor, rows in table.groupby("flavor", sort=False):
+            lines += [f"#### Flavor `{flavor}`", "", _roof_sentence(ladder, rows, medians), "",
+                      "| " + " | ".join(header for header, _ in columns) + " |",
+                      "|" + "|".join("---" if header in ("benchmark", ladder.group_header)
+                                     else "---:" for header, _ in columns) + "|"]
+            lines += ["| " + " | ".join(value(row) for _, value in columns) + " |"
+                      for row in rows.itertuples()]
+            lines.append("")
+    return lines
+
+
+def _ladder_columns(ladder: ladders.Ladder, table: pd.DataFrame) -> list[tuple[str, Callable]]:
+    """(header, cell of a row) of a ladder's table; the model's sectors where any rung has them."""
+    columns: list[tuple[str, Callable]] = [
+        (ladder.group_header, lambda r: r.group),
+        ("rung", lambda r: "ref" if r.reference else _number(r.rung, ".0f")),
+        ("benchmark", lambda r: f"`{r.name}`"),
+        ("GB/s", lambda r: "error (see below)" if pd.isna(r.gbs) and isinstance(r.error, str)
+         else _number(r.gbs, ".1f")),
+        (f"% of {ladder.roof}", lambda r: _number(r.pct_roof, ".1f")),
+        ("% of peak", lambda r: _number(r.pct_peak, ".1f")),
+    ]
+    for counter, header in (("model_ld_sectors_per_req", "ld sectors/req"),
+                            ("model_st_sectors_per_req", "st sectors/req")):
+        if table[counter].notna().any():
+            columns.append((header, lambda r, c=counter: _number(getattr(r, c), "g")))
+    if ladder.reference_op:
+        columns.append((f"× {ladder.reference_op}", lambda r: _number(r.ratio_to_ref, ".2f")))
+    return columns
+
+
+def _roof_sentence(ladder: ladders.Ladder, rows: pd.DataFrame, medians: pd.DataFrame) -> str:
+    """What this flavor's roof and references are, with their values."""
+    if ladder.roof_op:
+        memcpy = medians.loc[(medians["file"] == rows["file"].iloc[0])
+                             & (medians["name"] == summary.MEMCPY), "gbs"].dropna()
+        where = f"{memcpy.iloc[0]:.1f} GB/s" if not memcpy.empty else "not in this file"
+        return (f"% of {ladder.roof}: of the same type and N's `{ladder.roof_op}` rung."
+                f" `{summary.MEMCPY}`: {where}.")
+    roof = rows.dropna(subset=["roof_gbs"])
+    text = (f"% of {ladder.roof}: of `{roof['roof_name'].iloc[0]}`"
+            f" ({roof['roof_gbs'].iloc[0]:.1f} GB/s)." if not roof.empty
+            else f"% of {ladder.roof}: n/a (no valid read/* benchmark in this file).")
+    if ladder.reference_op:
+        text += (f" × {ladder.reference_op}: of the same type's"
+                 f" `{ladder.family}/<type>/{ladder.reference_op}` (its row `ref`).")
+    return text
+
+
+def _number(value: float, spec: str) -> str:
+    """A table cell: blank where there is no value."""
+    return "" if pd.isna(value) else format(value, spec)
 
 
 def _error_lines(medians: pd.DataFrame) -> list[str]:

@@ -236,6 +236,13 @@ def headline_tables(context: dict[str, Any], medians: dict[str, Median],
     return lines
 
 
+def headline_picks(medians: dict[str, Median]) -> dict[str, str]:
+    """{name: "best read" | "best write" | "best copy"}: the benchmarks the headline table
+    picks, so that other tables (the ladders' roofs) use the very same ones."""
+    picks = ((family, _best(medians, family)) for family in FAMILIES)
+    return {best.name: f"best {family}" for family, best in picks if best is not None}
+
+
 def _best(medians: dict[str, Median], family: str) -> Median | None:
     candidates = [
         m for m in medians.values()

@@ -21,7 +21,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ALL_FIXTURES = sorted(FIXTURES.glob("*.json"))
 SYNTHETIC_DEFAULT = FIXTURES / "synthetic_gb183_default.json"  # GB 1.8.3, 3 repetitions
 SYNTHETIC_CA = FIXTURES / "synthetic_gb171_ca.json"  # GB 1.7.1, no repetitions
-# The families the suite is gaining (offset, stride, aos/soa, vector, cache), one run each.
+# The families the suite is gaining (offset, stride, aos/soa, vector, cache, latency, tlb,
+# inflight, the transpose and reduce ladders), one run each.
 SYNTHETIC_FAMILIES = {flavor: FIXTURES / f"synthetic_families_{flavor}.json"
                       for flavor in ("default", "ca", "cg")}
 # results/nvidia-h200/20261122-022717 (read/write/copy/ref, 5 repetitions): default and ca.

@@ -97,7 +97,8 @@ def test_flavor_bars_and_ratios(families):
     # the latency family (its bytes per second are no bandwidth).
     assert names[:2] == ["ref/memcpy_d2d", "ref/memset"]
     assert [n.split("/")[0] for n in names[2:]] == [
-        "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse", "inflight"]
+        "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse", "inflight", "read",
+        "read", "transpose", "reduce"]
     assert data.loc[("ref/memset", "cg"), "ratio_to_default"] == pytest.approx(0.98)
     assert data.loc[("aos/s8/fields:all", "cg"), "ratio_to_default"] == pytest.approx(0.98 * 0.8)
     assert math.isnan(data.loc[("ref/memset", "default"), "ratio_to_default"])
@@ -221,6 +222,8 @@ def test_titles_and_peak_come_from_the_context(families, stride_drawn):
     (figures.aos_soa, "every aos/* or soa/* or aos_staged/* benchmark in this run errored"),
     (figures.word_ilp, "no vector/* benchmark"),
     (figures.working_set, "no cache/* benchmark in this run"),
+    (figures.transpose_ladder, "no transpose/* benchmark in this run"),
+    (figures.reduce_ladder, "no reduce/* benchmark in this run"),
 ])
 def test_a_figure_without_its_family_is_skipped(draw, reason):
     medians = frame.medians_frame([results.load(SYNTHETIC_CA)])
@@ -238,7 +241,8 @@ def test_a_family_that_only_errored_is_skipped():
 def test_empty_medians_skip_every_figure():
     empty = pd.DataFrame(columns=list(frame.MEDIAN_COLUMNS))
     for draw in (figures.stride, figures.offset, figures.flavors, figures.aos_soa,
-                 figures.word_ilp, figures.working_set):
+                 figures.word_ilp, figures.working_set, figures.transpose_ladder,
+                 figures.reduce_ladder):
         with pytest.raises(Skip):
             draw(empty)
 
@@ -290,3 +294,102 @@ def test_latency_per_level_and_across_pages(families):
     assert len([l for l in left.get_lines() if "lane" in l.get_label()]) == 6
     assert [l.get_label() for l in right.get_lines()] == ["one line per 4 KiB",
                                                           "one line per 2 MiB"]
+
+
+# --- optimization ladders --------------------------------------------------------------------
+
+def rungs_of(family):
+    """{name: rung counter} of the default file's benchmarks of a ladder (none for cub)."""
+    path = SYNTHETIC_FAMILIES["default"]
+    return {strip_suffixes(e["name"]): e.get("rung") for e in json.loads(path.read_text())[
+        "benchmarks"] if e["name"].startswith(f"{family}/")}
+
+
+def panel(drawn, title):
+    return next(ax for ax in drawn.figure.axes if ax.get_title().startswith(title))
+
+
+def bar_texts(ax):
+    return {t.get_text(): t for t in ax.texts}
+
+
+def test_transpose_ladder_climbs_in_rung_order_towards_the_copy(families):
+    drawn = figures.transpose_ladder(families)
+    assert_values_are_the_input(drawn.data, "transpose")
+    values, rungs = file_values("transpose"), rungs_of("transpose")
+    for (flavor, group), rows in drawn.data.groupby(["flavor", "group"], sort=False):
+        assert list(rows["rung"]) == sorted(rungs[name] for name in rows["name"])
+        type_, n = group.split(" · n:")
+        copy = values[flavor, f"transpose/{type_}/copy/n:{n}"]
+        assert list(rows["pct_roof"]) == pytest.approx(
+            [values[flavor, name] / copy * 100 for name in rows["name"]])
+    assert [ax.get_title() for ax in drawn.figure.axes] == [
+        "f32 · n:16384 (1 GiB matrix)", "f64 · n:11584 (1024 MiB matrix)"]
+    f32 = panel(drawn, "f32")
+    ops = [name.split("/")[2] for name in sorted(rungs, key=rungs.get) if "/f32/" in name]
+    assert [t.get_text() for t in f32.get_xticklabels()] == [
+        f"{k} {op}" for k, op in enumerate(ops)]
+    assert len(f32.patches) == 3 * len(ops)  # a bar per rung and flavor
+    copy = values["default", "transpose/f32/copy/n:16384"]
+    tile = values["default", "transpose/f32/tile/n:16384"]
+    texts = bar_texts(f32)
+    assert f"{copy:.0f} · 100%" in texts and f"{tile:.0f} · {tile / copy * 100:.0f}%" in texts
+    legend = [t.get_text() for t in f32.get_legend().texts]
+    assert legend[0] == f"roof, copy: transpose/f32/copy/n:16384 {copy:.0f} GB/s (default)"
+    assert "ref/memcpy_d2d 4278 GB/s (default)" in legend
+    assert "theoretical peak 4814 GB/s (gpu_peak_gbs)" in legend
+
+
+def test_ladder_marks_a_flavor_more_than_5_percent_off_default(families):
+    drawn = figures.transpose_ladder(families)
+    data = drawn.data.set_index(["flavor", "name"])
+    values = file_values("transpose")
+    name = "transpose/f32/naive_cols/n:16384"
+    cg, default = values["cg", name], values["default", name]
+    assert cg / default < 0.95  # the fixture's cg loses a quarter of it
+    assert data.loc[("cg", name), "differs"]
+    assert data.loc[("cg", name), "ratio_to_first"] == pytest.approx(cg / default)
+    # every other cg rung is the flavor-wide 0.98 of default: not marked
+    assert data.loc["cg", "differs"].sum() == 2  # naive_cols of f32 and f64
+    pct = data.loc[("cg", name), "pct_roof"]
+    text = bar_texts(panel(drawn, "f32"))[f"{cg:.0f} · {pct:.0f}% · {cg / default:.2f}×"]
+    assert text.get_fontweight() == "bold"
+    assert not data.loc["default", "differs"].any()
+
+
+def test_reduce_ladder_against_the_best_read_and_cub(families):
+    drawn = figures.reduce_ladder(families)
+    assert_values_are_the_input(drawn.data, "reduce")
+    values, rungs = file_values("read", "reduce"), rungs_of("reduce")
+    data = drawn.data
+    for flavor, rows in data.groupby("flavor"):
+        best = max(v for (f, name), v in values.items()
+                   if f == flavor and name.startswith("read/") and v is not None)
+        valid = rows.loc[rows["gbs"].notna()]
+        assert list(valid["pct_roof"]) == pytest.approx(list(valid["gbs"] / best * 100))
+        assert set(rows["roof_name"]) == {"read/f32x4/ilp:4/grid:full"}
+    # the reference is a line, never a bar; a rung that errored keeps its place (its rung
+    # comes from the other flavors) and shows "error"
+    errored = data.set_index(["flavor", "name"]).loc[("cg", "reduce/i32/vector")]
+    assert errored["rung"] == rungs["reduce/i32/vector"] and math.isnan(errored["gbs"])
+    i32 = panel(drawn, "i32")
+    assert len(i32.patches) == 3 * 10 - 1 and "error" in bar_texts(i32)
+    assert "9 one_pass" == i32.get_xticklabels()[-1].get_text()
+    cub = values["default", "reduce/i32/cub"]
+    legend = [t.get_text() for t in i32.get_legend().texts]
+    assert f"reduce/i32/cub {cub:.0f} GB/s (default)" in legend
+    assert not any("memcpy" in label for label in legend)
+
+
+def test_a_ladder_without_its_roof_still_draws(families):
+    no_read = families.loc[families["family"] != "read"]
+    drawn = figures.reduce_ladder(no_read)
+    assert drawn.data["pct_roof"].isna().all()
+    texts = bar_texts(panel(drawn, "f32"))
+    assert f"{file_values('reduce')['default', 'reduce/f32/shuffle']:.0f}" in texts
+
+
+def test_a_ladder_of_only_its_reference_is_skipped(families):
+    only_cub = families.loc[(families["family"] != "reduce") | (families["op"] == "cub")]
+    with pytest.raises(Skip, match="no rung of the reduce ladder in this run, only its reference"):
+        figures.reduce_ladder(only_cub)

@@ -1,9 +1,10 @@
 import json
+import math
 
 import pytest
 from conftest import H200_RUN, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, aggregate, write_gb
 
-from gmbtools import frame, results
+from gmbtools import frame, results, summary
 from gmbtools.errors import GmbError
 
 H200_DEFAULT = H200_RUN / "default.json"
@@ -63,6 +64,35 @@ def test_type_op_and_numeric_params_of_the_new_families():
     assert str(rows["fields"].dtype) == "str"
     assert rows.loc["cache/read/ws:16384", "gpu_l1_shared_per_sm_bytes"] == 262144
     assert rows.loc["cache/read/ws:16384", "gpu_sms"] == 132
+
+
+def test_ladder_rung_and_sectors_per_request():
+    path = SYNTHETIC_FAMILIES["default"]
+    medians = frame.medians_frame([results.load(path)]).set_index("name")
+    ladder = {e["name"].removesuffix(GB_SUFFIX): e for e in entries(path)
+              if e["name"].startswith(("transpose/", "reduce/"))}
+    assert len(ladder) == 2 * 11 + 2 * 11  # two transposes of 11 rungs, two reductions of 10 + cub
+    for name, e in ladder.items():
+        if "rung" in e:
+            assert medians.loc[name, "rung"] == e["rung"]
+        else:
+            assert name.endswith("/cub") and math.isnan(medians.loc[name, "rung"])
+        for counter in ("model_ld_sectors_per_req", "model_st_sectors_per_req"):
+            got = medians.loc[name, counter]
+            assert got == e[counter] if counter in e else math.isnan(got)
+    assert tuple(medians.loc["transpose/f64/naive_rows/n:11584", ["type", "op", "n"]]) == (
+        "f64", "naive_rows", 11584)
+    assert medians.loc["transpose/f64/naive_rows/n:11584", "model_st_sectors_per_req"] == 32
+
+
+def test_headline_marks_summarys_best_read_write_and_copy():
+    loaded = results.load(H200_DEFAULT)
+    medians = frame.medians_frame([loaded])
+    picked = medians.dropna(subset=["headline"]).set_index("name")["headline"].to_dict()
+    assert picked == summary.headline_picks(results.median_by_name(loaded.records))
+    assert sorted(picked.values()) == ["best copy", "best read", "best write"]
+    reads = medians.loc[medians["family"] == "read"]
+    assert picked[reads.loc[reads["gbs"].idxmax(), "name"]] == "best read"
 
 
 def test_errored_entries_have_no_numbers_never_zero():

@@ -10,7 +10,7 @@ import pytest
 from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, write_gb
 
 import gmbtools
-from gmbtools import frame, plot, report, run
+from gmbtools import frame, plot, report, results, run
 from gmbtools.cli import main
 
 
@@ -74,6 +74,81 @@ def test_report_sets_inflight_cases_beside_the_model(reported):
     assert "- grid:persistent: 8 of 8 within 15 %" in section
     assert "| `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` | 128 | 44.5 | 44.5 | 1.00 |" in section
     assert "inflight/blocks" not in section  # no bandwidth of its own to predict
+
+
+def ladder_table(text, title, flavor):
+    """The cells of each row of a ladder's table of one flavor in report.md."""
+    section = text[text.index(f"### {title}\n"):]
+    section = section[section.index(f"#### Flavor `{flavor}`\n"):]
+    table = section.split("\n\n")[2].splitlines()
+    assert table[1].startswith("|---")
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in table[2:]]
+
+
+def fixture_entries(flavor):
+    """{name: entry} of a synthetic families file, its names as the report writes them."""
+    path = SYNTHETIC_FAMILIES[flavor]
+    return {e["name"].removesuffix("/min_time:0.050/manual_time"): e
+            for e in json.loads(path.read_text())["benchmarks"]}
+
+
+def in_rung_order(entries, family):
+    """The family's names by ladder (type and N, first appearance), rung, the reference last."""
+    names = [n for n in entries if n.startswith(f"{family}/")]
+    ladders = list(dict.fromkeys(n.split("/")[1] for n in names))
+    return [n for ladder in ladders for n in sorted(
+        (n for n in names if n.split("/")[1] == ladder),
+        key=lambda n: entries[n].get("rung", float("inf")))]
+
+
+def test_report_transpose_ladder_against_the_copy(reported):
+    _, text, _ = reported
+    assert "## Optimization ladders" in text
+    for flavor in ("default", "ca"):
+        entries = fixture_entries(flavor)
+        rows = ladder_table(text, "Matrix transpose", flavor)
+        assert [cells[2].strip("`") for cells in rows] == in_rung_order(entries, "transpose")
+        for group, rung, name, gbs, pct_copy, pct_peak, ld, st in rows:
+            e = entries[name.strip("`")]
+            type_, _, n = name.strip("`").split("/")[1:]
+            copy = entries[f"transpose/{type_}/copy/{n}"]["bytes_per_second"]
+            assert (group, rung) == (f"{type_} · {n}", f"{e['rung']:.0f}")
+            assert gbs == f"{e['bytes_per_second'] / 1e9:.1f}"
+            assert pct_copy == f"{e['bytes_per_second'] / copy * 100:.1f}"
+            assert pct_peak == f"{e['pct_peak']:.1f}"
+            assert (ld, st) == (f"{e['model_ld_sectors_per_req']:g}",
+                                f"{e['model_st_sectors_per_req']:g}")
+    memcpy = fixture_entries("default")["ref/memcpy_d2d"]["bytes_per_second"] / 1e9
+    assert f"`ref/memcpy_d2d`: {memcpy:.1f} GB/s." in text
+
+
+def test_report_reduce_ladder_against_the_best_read_and_cub(reported):
+    _, text, _ = reported
+    for flavor in ("default", "ca"):
+        entries = fixture_entries(flavor)
+        reads = {n: e["bytes_per_second"] for n, e in entries.items() if n.startswith("read/")}
+        best = max(reads, key=reads.get)
+        assert (f"% of best read: of `{best}` ({reads[best] / 1e9:.1f} GB/s). × cub: of the"
+                " same type's `reduce/<type>/cub` (its row `ref`).") in text
+        rows = ladder_table(text, "Sum reduction", flavor)
+        assert [cells[2].strip("`") for cells in rows] == in_rung_order(entries, "reduce")
+        for type_, rung, name, gbs, pct_read, pct_peak, ld, to_cub in rows:  # no st column
+            e = entries[name.strip("`")]
+            cub = entries[f"reduce/{type_}/cub"]["bytes_per_second"]
+            assert rung == ("ref" if name.endswith("/cub`") else f"{e['rung']:.0f}")
+            assert pct_read == f"{e['bytes_per_second'] / reads[best] * 100:.1f}"
+            assert to_cub == f"{e['bytes_per_second'] / cub:.2f}"
+            assert ld == (f"{e['model_ld_sectors_per_req']:g}" if rung != "ref" else "")
+
+
+def test_an_errored_rung_keeps_its_place_in_the_ladder_table():
+    medians = frame.medians_frame([results.load(p) for p in SYNTHETIC_FAMILIES.values()])
+    text = "\n".join(report._ladder_lines(medians))
+    rows = ladder_table(text, "Sum reduction", "cg")
+    errored = next(cells for cells in rows if cells[2] == "`reduce/i32/vector`")
+    rung = fixture_entries("default")["reduce/i32/vector"]["rung"]  # cg's lost its counters
+    assert errored == ["i32", f"{rung:.0f}", "`reduce/i32/vector`", "error (see below)",
+                       "", "", "", ""]
 
 
 def test_report_has_headline_errors_and_context(reported):
@@ -140,6 +215,8 @@ def test_report_of_a_run_without_the_new_families_and_an_unreadable_file(tmp_pat
     assert "**Not drawn:** no offset/\\* benchmark in this run." in text
     assert "| default | `copy/f64/ilp:2` | verification failed" in text
     assert "| best read | `read/f32x4` | 3020.0 | 90.1 | 0.8 % |" in text  # summary's table
+    assert "## Optimization ladders" not in text  # no ladder in this run: no section
+    assert "**Not drawn:** no transpose/\\* benchmark in this run." in text
 
 
 def test_nothing_to_draw_fails_plot_but_not_report(tmp_path, capsys):

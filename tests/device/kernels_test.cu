@@ -65,6 +65,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);          // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   EXPECT_EQ(per_family["inflight"], 31 + 6);
+  EXPECT_EQ(per_family["transpose"], 11 + 3 * 2);  // every f32 rung at one size; 2 at three
+  EXPECT_EQ(per_family["reduce"], 10 + 1 + 2);     // every f32 rung, i32's top; CUB for both
 
   const double array = static_cast<double>(kTestArrayBytes);
   for (const auto& c : cases) {
@@ -129,6 +131,19 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
         EXPECT_GT(counters["bytes_in_flight_per_sm"], 0.0);
       }
       EXPECT_GE(counters["resident_blocks_per_sm"], 1.0);
+      continue;
+    }
+    if (family == "transpose") {  // verify() checked every output word and the poison after
+      EXPECT_EQ(c.bytes_read, c.bytes_written);
+      EXPECT_LE(c.bytes_read, array);
+      ASSERT_TRUE(c.model.has_value());
+      EXPECT_GE(counters["rung"], 0.0);
+      continue;
+    }
+    if (family == "reduce") {  // verify() checked the sum against the host's
+      EXPECT_EQ(c.bytes_read, array);
+      EXPECT_EQ(c.bytes_written, 0.0);
+      EXPECT_EQ(counters.count("rung"), c.name.find("/cub") == std::string::npos ? 1u : 0u);
       continue;
     }
     if (family == "latency" || family == "tlb") {  // verify() checked where each walk ended

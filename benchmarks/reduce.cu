@@ -1,0 +1,120 @@
+// Reduction ladder (kernels/reduce.cuh, gmb/reduce_plan.hpp): reduce/f32/<rung> and
+// reduce/i32/<rung>, the sum of the whole input array (32x the L2 by default), every pass until
+// one value timed; and the library in the same run: reduce/<type>/cub (cub::DeviceReduce::Sum,
+// its temporary storage made once for the family). The counter `rung` orders the ladder (CUB
+// has none). Verified exactly on every run: the inputs are small integers (reduce_plan.hpp),
+// so the f32 sum is exact too; the host's sum is computed once per process. Quick: every rung
+// of f32, the top rung of i32 and CUB for both; full: every rung of both types.
+#include <cub/device/device_reduce.cuh>
+
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "gmb/naming.hpp"
+#include "kernels/reduce.cuh"
+
+namespace gmb {
+
+namespace {
+
+constexpr std::uint32_t kReduceSeed = 0x5EED5u;
+
+template <class T>
+const char* type_name() {
+  return std::is_same_v<T, float> ? "f32" : "i32";
+}
+
+/// The family's shared state: CUB's temporary storage and the host's sums, made once.
+struct reduce_state {
+  device_buffer cub_temp;
+  std::map<std::size_t, long long> sums;
+  long long expected(std::size_t n) {
+    auto it = sums.find(n);
+    if (it == sums.end()) it = sums.emplace(n, reduce_expected_sum(n, kReduceSeed)).first;
+    return it->second;
+  }
+};
+
+/// "" when out's result word holds the exact sum of the input.
+template <class T>
+std::string check_sum(environment& env, reduce_state& state) {
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  const std::uint32_t word = env.out().copy_words_to_host(kReduceResultWord, 1, env.stream())[0];
+  T got;
+  std::memcpy(&got, &word, sizeof got);
+  const long long expected = state.expected(n);
+  if (static_cast<double>(got) == static_cast<double>(expected)) return "";
+  std::ostringstream msg;
+  msg << "sum is " << got << ", expected " << expected << " (exact: small integers)";
+  return msg.str();
+}
+
+template <class T>
+bench_case reduce_case(environment& env, const std::shared_ptr<reduce_state>& state,
+                       const std::string& op, std::function<void(environment&)> launch, int rung) {
+  bench_case c;
+  c.name = bench_name("reduce", std::string(type_name<T>()) + "/" + op);
+  c.prepare = [](environment& e) {
+    e.in().fill(reduce_words{kReduceSeed, std::is_same_v<T, float>}, e.stream());
+    e.out().poison(e.stream());
+    GMB_CUDA_CHECK(cudaMemsetAsync(e.out().data<unsigned>() + kReduceTicketWord, 0,
+                                   sizeof(unsigned), e.stream()));
+  };
+  c.launch = std::move(launch);
+  c.verify = [state](environment& e) { return check_sum<T>(e, *state); };
+  c.bytes_read = static_cast<double>(env.array_bytes());
+  if (rung >= 0) {
+    c.measured = [rung](environment&) { return measurements{{"rung", rung}}; };
+  }
+  return c;
+}
+
+template <class T>
+void add_ladder(std::vector<bench_case>& cases, environment& env,
+                const std::shared_ptr<reduce_state>& state, bool every_rung) {
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  const std::size_t resident = std::size_t(env.device().sms) * (2048 / kReduceBlock);
+  for (int r = every_rung ? 0 : kReduceRungs - 1; r < kReduceRungs; ++r) {
+    const auto rung = static_cast<reduce_rung>(r);
+    const std::vector<reduce_pass> passes = reduce_passes(rung, n, resident);
+    cases.push_back(reduce_case<T>(
+        env, state, reduce_rung_name(rung),
+        [rung, passes](environment& e) {
+          for (const reduce_pass& p : passes) {
+            launch_reduce_pass<T>(rung, p, e.in().data<const T>(), e.out().data<T>(),
+                                  e.out().data<unsigned>() + kReduceTicketWord, e.stream());
+          }
+        },
+        r));
+  }
+  cases.push_back(reduce_case<T>(
+      env, state, "cub",
+      [state, n](environment& e) {
+        const T* in = e.in().data<const T>();
+        T* out = e.out().data<T>() + kReduceResultWord;
+        std::size_t temp_bytes = 0;
+        GMB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, e.stream()));
+        if (state->cub_temp.bytes() < temp_bytes) {
+          state->cub_temp = device_buffer((temp_bytes + 15) / 16 * 16);
+        }
+        GMB_CUDA_CHECK(cub::DeviceReduce::Sum(state->cub_temp.data<void>(), temp_bytes, in, out, n,
+                                              e.stream()));
+      },
+      -1));
+}
+
+}  // namespace
+
+std::vector<bench_case> reduce_cases(environment& env, sweep s) {
+  auto state = std::make_shared<reduce_state>();
+  std::vector<bench_case> cases;
+  add_ladder<float>(cases, env, state, true);
+  add_ladder<int>(cases, env, state, s == sweep::kFull);
+  return cases;
+}
+
+}  // namespace gmb

@@ -1,0 +1,117 @@
+// Transpose ladder (kernels/transpose.cuh, gmb/transpose_plan.hpp): transpose/f32/<rung>/n:N,
+// square matrices of f32 (N 16384, a multiple of the tile, and 16000, not) and f64 (11584 and
+// 11000): about 1 GiB each, at least 8x the L2 of an H100 or H200; halved while the arrays do
+// not hold them. Rung 0 is a plain 2-D copy of the same bytes: the ladder's roof. The counter
+// `rung` orders the ladder for the scripts. Quick: every rung of f32 at 16384, the copy and the
+// top rung at the other sizes; full: every rung at every size.
+// Model: the traffic model of the same rung on a 128x128 matrix (sectors per request do not
+// depend on the size), its DRAM bytes scaled to N x N.
+#include <string>
+#include <vector>
+
+#include "benchmarks/families.hpp"
+#include "gmb/element_types.cuh"
+#include "gmb/naming.hpp"
+#include "kernels/transpose.cuh"
+
+namespace gmb {
+
+namespace {
+
+/// The output's words: the input's element at the transposed place (the copy rung: the same
+/// place), poison after the matrix.
+struct transposed_words {
+  word_pattern in;
+  transpose_plan plan;
+  unsigned words_per_element;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    const std::size_t e = w / words_per_element;
+    if (e >= plan.rows * plan.cols) return kPoisonWord;
+    std::size_t source = e;
+    if (plan.rung != transpose_rung::kCopy) {  // output (row c, col r) holds input (r, c)
+      source = (e % plan.rows) * plan.cols + e / plan.rows;
+    }
+    return in(source * words_per_element + w % words_per_element);
+  }
+};
+
+traffic_prediction rung_model(transpose_rung rung, unsigned element_bytes, std::size_t n) {
+  constexpr std::size_t kProxy = 128;
+  const transpose_plan proxy{rung, kProxy, kProxy};
+  const std::size_t threads = proxy.blocks() * proxy.threads_per_block();
+  traffic_prediction p =
+      predict_traffic(transpose_side_map{proxy, false}, threads, element_bytes,
+                      access_kind::kLoad) +
+      predict_traffic(transpose_side_map{proxy, true}, threads, element_bytes, access_kind::kStore);
+  const double scale = double(n) * double(n) / double(kProxy * kProxy);
+  p.dram_bytes *= scale;
+  p.useful_bytes *= scale;
+  p.loads.requests *= scale;
+  p.loads.sectors *= scale;
+  p.stores.requests *= scale;
+  p.stores.sectors *= scale;
+  return p;
+}
+
+template <class T, transpose_rung Rung>
+bench_case transpose_case(std::size_t n) {
+  const transpose_plan plan{Rung, n, n};
+  const transposed_words expected{kInputPattern, plan, kWordsPer<T>};
+  bench_case c;
+  c.name = bench_name("transpose",
+                      std::string(element_traits<T>::kName) + "/" + transpose_rung_name(Rung),
+                      {{"n", static_cast<long long>(n)}});
+  c.prepare = [](environment& e) {
+    e.in().fill(kInputPattern, e.stream());
+    e.out().poison(e.stream());
+  };
+  c.launch = [plan](environment& e) {
+    launch_transpose<T, Rung>(plan, e.in().data<const T>(), e.out().data<T>(), e.stream());
+  };
+  c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
+  c.bytes_read = c.bytes_written = double(n) * double(n) * sizeof(T);
+  c.model = rung_model(Rung, sizeof(T), n);
+  c.measured = [](environment&) { return measurements{{"rung", static_cast<int>(Rung)}}; };
+  return c;
+}
+
+template <class T>
+void add_ladder(std::vector<bench_case>& cases, std::size_t n, bool every_rung) {
+  using R = transpose_rung;
+  cases.push_back(transpose_case<T, R::kCopy>(n));
+  if (every_rung) {
+    cases.push_back(transpose_case<T, R::kThreadPerCol>(n));
+    cases.push_back(transpose_case<T, R::kNaiveRows>(n));
+    cases.push_back(transpose_case<T, R::kNaiveCols>(n));
+    cases.push_back(transpose_case<T, R::kWarpPerCol>(n));
+    cases.push_back(transpose_case<T, R::kTile>(n));
+  }
+  if (every_rung) {
+    cases.push_back(transpose_case<T, R::kTilePadded>(n));
+    cases.push_back(transpose_case<T, R::kTileRows8>(n));
+    cases.push_back(transpose_case<T, R::kTileDiagonal>(n));
+    cases.push_back(transpose_case<T, R::kTileAsync>(n));
+  }
+  cases.push_back(transpose_case<T, R::kBest>(n));
+}
+
+/// The side `n`, halved while an array cannot hold an n x n matrix of `element_bytes`.
+std::size_t fitting(std::size_t n, std::size_t element_bytes, std::size_t array_bytes) {
+  while (n > 1 && n * n * element_bytes > array_bytes) n /= 2;
+  return n;
+}
+
+}  // namespace
+
+std::vector<bench_case> transpose_cases(environment& env, sweep s) {
+  const bool full = s == sweep::kFull;
+  const std::size_t bytes = env.array_bytes();
+  std::vector<bench_case> cases;
+  add_ladder<float>(cases, fitting(16384, 4, bytes), true);
+  add_ladder<float>(cases, fitting(16000, 4, bytes), full);
+  add_ladder<double>(cases, fitting(11584, 8, bytes), full);
+  add_ladder<double>(cases, fitting(11000, 8, bytes), full);
+  return cases;
+}
+
+}  // namespace gmb

@@ -1,0 +1,223 @@
+#pragma once
+// The reduction ladder (gmb/reduce_plan.hpp): each kernel sums `count` elements of T into one
+// partial sum per block, out[blockIdx.x]; the host repeats passes over the partials until one
+// sum is left (the one-pass rung finishes in its last block). 256-thread blocks. Rungs 0-6
+// follow Harris's kernels; the warp-synchronous steps of 4-6 add __syncwarp, which Volta and
+// later need (a warp's lanes no longer run in lockstep). Bytes: read count*sizeof(T).
+#include <cstddef>
+
+#include "gmb/cache_op.cuh"
+#include "gmb/reduce_plan.hpp"
+
+namespace gmb {
+
+template <class T>
+struct vector_of;
+template <>
+struct vector_of<float> {
+  using type = float4;
+};
+template <>
+struct vector_of<int> {
+  using type = int4;
+};
+
+/// Element i of the input, or zero past its end.
+template <class T>
+__device__ __forceinline__ T element_or_zero(const T* in, std::size_t i, std::size_t count) {
+  return i < count ? load<cache_op::kDefault>(in + i) : T(0);
+}
+
+/// The last 64 partials of shared memory to s[0], one warp, Harris's unrolled steps: each
+/// step reads, then (after every lane read) writes.
+template <class T>
+__device__ __forceinline__ void warp_tail(volatile T* s, unsigned tid) {
+#pragma unroll
+  for (unsigned k = 32; k > 0; k >>= 1) {
+    const T v = s[tid] + s[tid + k];
+    __syncwarp();
+    s[tid] = v;
+    __syncwarp();
+  }
+}
+
+/// Rungs 0-5: the load, then the tree in shared memory.
+template <class T, reduce_rung Rung>
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_tree(const T* in, T* out, std::size_t count) {
+  __shared__ T s[kReduceBlock];
+  const unsigned tid = threadIdx.x;
+  if constexpr (Rung <= reduce_rung::kSequential) {
+    s[tid] = element_or_zero(in, blockIdx.x * std::size_t(kReduceBlock) + tid, count);
+  } else {  // first add during the load: two elements per thread
+    const std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + tid;
+    s[tid] = element_or_zero(in, i, count) + element_or_zero(in, i + kReduceBlock, count);
+  }
+  __syncthreads();
+  if constexpr (Rung == reduce_rung::kInterleavedDivergent) {
+    for (unsigned k = 1; k < kReduceBlock; k *= 2) {
+      if (tid % (2 * k) == 0) s[tid] += s[tid + k];
+      __syncthreads();
+    }
+  } else if constexpr (Rung == reduce_rung::kInterleavedBank) {
+    for (unsigned k = 1; k < kReduceBlock; k *= 2) {
+      const unsigned index = 2 * k * tid;
+      if (index < kReduceBlock) s[index] += s[index + k];
+      __syncthreads();
+    }
+  } else if constexpr (Rung == reduce_rung::kSequential || Rung == reduce_rung::kFirstAdd) {
+    for (unsigned k = kReduceBlock / 2; k > 0; k >>= 1) {
+      if (tid < k) s[tid] += s[tid + k];
+      __syncthreads();
+    }
+  } else if constexpr (Rung == reduce_rung::kUnrollLastWarp) {
+    for (unsigned k = kReduceBlock / 2; k > 32; k >>= 1) {
+      if (tid < k) s[tid] += s[tid + k];
+      __syncthreads();
+    }
+    if (tid < 32) warp_tail<T>(s, tid);
+  } else {  // complete unroll: the block size is a constant, so no loop is left
+    if (tid < 128) s[tid] += s[tid + 128];
+    __syncthreads();
+    if (tid < 64) s[tid] += s[tid + 64];
+    __syncthreads();
+    if (tid < 32) warp_tail<T>(s, tid);
+  }
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+/// The block's sum of one value per thread, by warp shuffles (lane 0 of warp 0 holds it).
+template <class T>
+__device__ __forceinline__ T block_sum_shuffle(T v) {
+  __shared__ T warp_sums[kReduceBlock / 32];
+#pragma unroll
+  for (unsigned k = 16; k > 0; k >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, k);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < kReduceBlock / 32 ? warp_sums[threadIdx.x] : T(0);
+#pragma unroll
+    for (unsigned k = 16; k > 0; k >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, k);
+  }
+  return v;
+}
+
+/// Rung 6 (and the grid-stride loop of 7): each thread sums two elements per step, the grid
+/// striding over the array.
+template <class T>
+__device__ __forceinline__ T thread_sum_strided(const T* in, std::size_t count) {
+  const std::size_t grid = std::size_t(2 * kReduceBlock) * gridDim.x;
+  T v = T(0);
+  for (std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + threadIdx.x; i < count;
+       i += grid) {
+    v += load<cache_op::kDefault>(in + i) + element_or_zero(in, i + kReduceBlock, count);
+  }
+  return v;
+}
+
+/// Rung 8: two 16-B vectors per step (a block's consecutive 8 KiB), then the tail elements.
+template <class T>
+__device__ __forceinline__ T thread_sum_vector(const T* in, std::size_t count) {
+  using V = typename vector_of<T>::type;
+  const V* vin = reinterpret_cast<const V*>(in);
+  const std::size_t vectors = count / 4;
+  const std::size_t grid = std::size_t(2 * kReduceBlock) * gridDim.x;
+  T a = T(0), b = T(0);
+  std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + threadIdx.x;
+  for (; i + kReduceBlock < vectors; i += grid) {
+    const V x = load<cache_op::kDefault>(vin + i);
+    const V y = load<cache_op::kDefault>(vin + i + kReduceBlock);
+    a += (x.x + x.y) + (x.z + x.w);
+    b += (y.x + y.y) + (y.z + y.w);
+  }
+  if (i < vectors) {
+    const V x = load<cache_op::kDefault>(vin + i);
+    a += (x.x + x.y) + (x.z + x.w);
+  }
+  const std::size_t tail = vectors * 4 + blockIdx.x * std::size_t(kReduceBlock) + threadIdx.x;
+  if (tail < count) a += load<cache_op::kDefault>(in + tail);
+  return a + b;
+}
+
+/// Rungs 6-8: a resident grid; the block sum by shared memory (6) or shuffles (7, 8).
+template <class T, reduce_rung Rung>
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_resident(const T* in, T* out, std::size_t count) {
+  if constexpr (Rung == reduce_rung::kManyPerThread) {
+    __shared__ T s[kReduceBlock];
+    const unsigned tid = threadIdx.x;
+    s[tid] = thread_sum_strided(in, count);
+    __syncthreads();
+    if (tid < 128) s[tid] += s[tid + 128];
+    __syncthreads();
+    if (tid < 64) s[tid] += s[tid + 64];
+    __syncthreads();
+    if (tid < 32) warp_tail<T>(s, tid);
+    if (tid == 0) out[blockIdx.x] = s[0];
+  } else {
+    const T v = block_sum_shuffle(Rung == reduce_rung::kShuffle ? thread_sum_strided(in, count)
+                                                                : thread_sum_vector(in, count));
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+  }
+}
+
+/// Rung 9: rung 8's partials, then the last block to finish (a ticket counter; the fence makes
+/// every partial visible first) sums them into out[kReduceResultWord] and resets the ticket.
+template <class T>
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_one_pass(const T* in, T* out, T* partials, unsigned* ticket, std::size_t count) {
+  __shared__ bool last;
+  T v = block_sum_shuffle(thread_sum_vector(in, count));
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  v = T(0);
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kReduceBlock) v += __ldcg(partials + b);
+  v = block_sum_shuffle(v);
+  if (threadIdx.x == 0) {
+    out[kReduceResultWord] = v;
+    *ticket = 0;
+  }
+}
+
+/// Launches one pass of a rung: `in` is the input, `out` the output buffer whose words hold
+/// the partials, the ticket and the result (reduce_plan.hpp).
+template <class T>
+void launch_reduce_pass(reduce_rung rung, const reduce_pass& p, const T* in, T* out,
+                        unsigned* ticket, cudaStream_t stream) {
+  const auto grid = static_cast<unsigned>(p.blocks);
+  const T* src = p.from == kReduceInput ? in : out + p.from;
+  T* dst = out + p.to;
+  switch (rung) {
+#define GMB_TREE(R)                                                          \
+  case R:                                                                    \
+    reduce_tree<T, R><<<grid, kReduceBlock, 0, stream>>>(src, dst, p.count); \
+    break;
+#define GMB_RESIDENT(R)                                                          \
+  case R:                                                                        \
+    reduce_resident<T, R><<<grid, kReduceBlock, 0, stream>>>(src, dst, p.count); \
+    break;
+    GMB_TREE(reduce_rung::kInterleavedDivergent)
+    GMB_TREE(reduce_rung::kInterleavedBank)
+    GMB_TREE(reduce_rung::kSequential)
+    GMB_TREE(reduce_rung::kFirstAdd)
+    GMB_TREE(reduce_rung::kUnrollLastWarp)
+    GMB_TREE(reduce_rung::kUnrollComplete)
+    GMB_RESIDENT(reduce_rung::kManyPerThread)
+    GMB_RESIDENT(reduce_rung::kShuffle)
+    GMB_RESIDENT(reduce_rung::kVector)
+#undef GMB_TREE
+#undef GMB_RESIDENT
+    case reduce_rung::kOnePass:
+      reduce_one_pass<T><<<grid, kReduceBlock, 0, stream>>>(
+          src, out + kReduceResultWord, out + kReducePartialsWord, ticket, p.count);
+      break;
+  }
+}
+
+}  // namespace gmb

@@ -1,0 +1,89 @@
+#pragma once
+// The transpose ladder (gmb/transpose_plan.hpp holds every rung's index math): out = in^T for an
+// input of rows x cols elements of T. Direct rungs move each element from where they load it to
+// its transposed place; tiled rungs load a 32x32 tile coalesced along input rows into shared
+// memory, then write it coalesced along output rows, reading the tile down its columns (an
+// unpadded 32-word-wide tile puts a column in one bank: 32-way conflicts; 33 words: none).
+// Bytes: read + write rows*cols*sizeof(T). Plain loads and stores (the flavors' -dlcm applies).
+#include <cuda_pipeline.h>
+
+#include <cstddef>
+
+#include "gmb/cache_op.cuh"
+#include "gmb/transpose_plan.hpp"
+
+namespace gmb {
+
+/// Direct rungs: thread_per_col, naive_rows, naive_cols, warp_per_col.
+template <class T, transpose_rung Rung>
+__global__ void __launch_bounds__(256)
+    transpose_direct(const T* in, T* out, std::size_t rows, std::size_t cols) {
+  const transpose_plan plan{Rung, rows, cols};
+  const std::size_t slots = plan.slots();
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    const matrix_element e = plan.loaded(blockIdx.x, threadIdx.x, threadIdx.y, slot);
+    if (e.valid) out[plan.out_index(e)] = load<cache_op::kDefault>(in + plan.in_index(e));
+  }
+}
+
+/// Tiled rungs (and the copy roof, which skips shared memory): Pad 0 or 1 extra column.
+template <class T, transpose_rung Rung, unsigned Pad>
+__global__ void __launch_bounds__(1024)
+    transpose_tiled(const T* in, T* out, std::size_t rows, std::size_t cols) {
+  constexpr transpose_plan kShape{Rung, 0, 0};
+  constexpr unsigned kSlots = kShape.rows_per_thread();
+  const transpose_plan plan{Rung, rows, cols};
+  if constexpr (Rung == transpose_rung::kCopy) {
+    T v[kSlots];
+#pragma unroll
+    for (unsigned s = 0; s < kSlots; ++s) {
+      const matrix_element e = plan.loaded(blockIdx.x, threadIdx.x, threadIdx.y, s);
+      if (e.valid) v[s] = load<cache_op::kDefault>(in + plan.in_index(e));
+    }
+#pragma unroll
+    for (unsigned s = 0; s < kSlots; ++s) {
+      const matrix_element e = plan.stored(blockIdx.x, threadIdx.x, threadIdx.y, s);
+      if (e.valid) out[plan.out_index(e)] = v[s];
+    }
+  } else {
+    __shared__ T tile[kTransposeTile][kTransposeTile + Pad];
+#pragma unroll
+    for (unsigned s = 0; s < kSlots; ++s) {
+      const matrix_element e = plan.loaded(blockIdx.x, threadIdx.x, threadIdx.y, s);
+      T* slot = &tile[threadIdx.y + s * kShape.block_y()][threadIdx.x];
+      if (!e.valid) continue;
+      if constexpr (Rung == transpose_rung::kTileAsync) {
+        __pipeline_memcpy_async(slot, in + plan.in_index(e), sizeof(T));
+      } else {
+        *slot = load<cache_op::kDefault>(in + plan.in_index(e));
+      }
+    }
+    if constexpr (Rung == transpose_rung::kTileAsync) {
+      __pipeline_commit();
+      __pipeline_wait_prior(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (unsigned s = 0; s < kSlots; ++s) {
+      const matrix_element e = plan.stored(blockIdx.x, threadIdx.x, threadIdx.y, s);
+      if (e.valid) {
+        out[plan.out_index(e)] = tile[threadIdx.x][threadIdx.y + s * kShape.block_y()];
+      }
+    }
+  }
+}
+
+/// Launches a rung over the plan's matrix (a grid of plan.blocks() blocks).
+template <class T, transpose_rung Rung>
+void launch_transpose(const transpose_plan& plan, const T* in, T* out, cudaStream_t stream) {
+  const dim3 block(plan.block_x(), plan.block_y());
+  const auto grid = static_cast<unsigned>(plan.blocks());
+  if constexpr (Rung == transpose_rung::kCopy || Rung >= transpose_rung::kTile) {
+    constexpr unsigned kPad = Rung == transpose_rung::kTile ? 0 : 1;
+    transpose_tiled<T, Rung, kPad><<<grid, block, 0, stream>>>(in, out, plan.rows, plan.cols);
+  } else {
+    transpose_direct<T, Rung><<<grid, block, 0, stream>>>(in, out, plan.rows, plan.cols);
+  }
+}
+
+}  // namespace gmb
