@@ -5,14 +5,13 @@
 // has none). Verified exactly on every run: the inputs are small integers (reduce_plan.hpp),
 // so the f32 sum is exact too; the host's sum is computed once per process. Quick: every rung
 // of f32, the top rung of i32 and CUB for both; full: every rung of both types.
-#include <cub/device/device_reduce.cuh>
-
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "benchmarks/cub_sum.hpp"
 #include "benchmarks/families.hpp"
 #include "gmb/naming.hpp"
 #include "kernels/reduce.cuh"
@@ -97,12 +96,12 @@ void add_ladder(std::vector<bench_case>& cases, environment& env,
         const T* in = e.in().data<const T>();
         T* out = e.out().data<T>() + kReduceResultWord;
         std::size_t temp_bytes = 0;
-        GMB_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, e.stream()));
+        GMB_CUDA_CHECK(cub_sum<T>(nullptr, temp_bytes, in, out, n, e.stream()));
         if (state->cub_temp.bytes() < temp_bytes) {
           state->cub_temp = device_buffer((temp_bytes + 15) / 16 * 16);
         }
-        GMB_CUDA_CHECK(cub::DeviceReduce::Sum(state->cub_temp.data<void>(), temp_bytes, in, out, n,
-                                              e.stream()));
+        GMB_CUDA_CHECK(
+            cub_sum<T>(state->cub_temp.data<void>(), temp_bytes, in, out, n, e.stream()));
       },
       -1));
 }

@@ -14,6 +14,20 @@
 
 namespace gmb {
 
+/// Two elements as one word: the top rung's loads and stores.
+template <class T>
+struct pair_of;
+template <>
+struct pair_of<float> {
+  using type = float2;
+};
+template <>
+struct pair_of<double> {
+  using type = double2;
+};
+template <class T>
+using pair_of_t = typename pair_of<T>::type;
+
 /// Direct rungs: thread_per_col, naive_rows, naive_cols, warp_per_col.
 template <class T, transpose_rung Rung>
 __global__ void __launch_bounds__(256)
@@ -46,14 +60,27 @@ __global__ void __launch_bounds__(1024)
       if (e.valid) out[plan.out_index(e)] = v[s];
     }
   } else {
-    __shared__ T tile[kTransposeTile][kTransposeTile + Pad];
+    constexpr unsigned kSide = kShape.tile_side(), kPair = kShape.pair_width();
+    __shared__ T tile[kSide][kSide + Pad];
+    // Pairs move as one word where both elements exist and the word is aligned (even widths).
+    const bool words = kPair == 2 && cols % 2 == 0 && rows % 2 == 0;
 #pragma unroll
     for (unsigned s = 0; s < kSlots; ++s) {
       const matrix_element e = plan.loaded(blockIdx.x, threadIdx.x, threadIdx.y, s);
-      T* slot = &tile[threadIdx.y + s * kShape.block_y()][threadIdx.x];
+      T* slot = &tile[threadIdx.y + s * kShape.block_y()][threadIdx.x * kPair];
       if (!e.valid) continue;
       if constexpr (Rung == transpose_rung::kTileAsync) {
         __pipeline_memcpy_async(slot, in + plan.in_index(e), sizeof(T));
+      } else if constexpr (kPair == 2) {
+        if (words && e.c + 1 < cols) {
+          const auto v = load<cache_op::kDefault>(
+              reinterpret_cast<const pair_of_t<T>*>(in + plan.in_index(e)));
+          slot[0] = v.x;
+          slot[1] = v.y;
+        } else {
+          slot[0] = load<cache_op::kDefault>(in + plan.in_index(e));
+          if (e.c + 1 < cols) slot[1] = load<cache_op::kDefault>(in + plan.in_index(e) + 1);
+        }
       } else {
         *slot = load<cache_op::kDefault>(in + plan.in_index(e));
       }
@@ -66,8 +93,19 @@ __global__ void __launch_bounds__(1024)
 #pragma unroll
     for (unsigned s = 0; s < kSlots; ++s) {
       const matrix_element e = plan.stored(blockIdx.x, threadIdx.x, threadIdx.y, s);
-      if (e.valid) {
-        out[plan.out_index(e)] = tile[threadIdx.x][threadIdx.y + s * kShape.block_y()];
+      if (!e.valid) continue;
+      const unsigned column = threadIdx.y + s * kShape.block_y();
+      const T first = tile[threadIdx.x * kPair][column];
+      if constexpr (kPair == 2) {  // the places of (r, c) and (r + 1, c): one output word
+        const T second = tile[threadIdx.x * kPair + 1][column];
+        if (words && e.r + 1 < rows) {
+          *reinterpret_cast<pair_of_t<T>*>(out + plan.out_index(e)) = {first, second};
+        } else {
+          out[plan.out_index(e)] = first;
+          if (e.r + 1 < rows) out[plan.out_index(e) + 1] = second;
+        }
+      } else {
+        out[plan.out_index(e)] = first;
       }
     }
   }

@@ -6,7 +6,9 @@
 // Direct rungs store what they load; tiled rungs pass the tile through shared memory, so a
 // thread stores another thread's element. The input is rows x cols, row by row; the output
 // cols x rows. Elements outside the matrix (edge tiles of sizes that are not multiples of the
-// tile) are invalid and not touched.
+// tile) are invalid and not touched. The top rung moves pairs: a thread loads elements (r, c)
+// and (r, c+1) as one word and stores the places of (r, c) and (r+1, c) as one; `loaded` and
+// `stored` name the first of each pair.
 #include <cstddef>
 
 #include "gmb/host_device.hpp"
@@ -24,7 +26,7 @@ enum class transpose_rung : int {
   kTileRows8,     // 32x8 threads per padded tile, four elements each
   kTileDiagonal,  // kTileRows8 with tiles handed out along diagonals
   kTileAsync,     // kTileRows8 with the tile staged by cp.async
-  kBest,          // 32x4 threads per padded tile, eight elements each: more blocks per SM
+  kBest,          // 64x64 padded tile, 32x8 threads moving pairs: 8-B (f32) or 16-B words
 };
 inline constexpr int kTransposeRungs = 11;
 
@@ -60,17 +62,19 @@ struct transpose_plan {
       case transpose_rung::kTile:
       case transpose_rung::kTilePadded:
         return kTransposeTile;
-      case transpose_rung::kBest:
-        return 4;
       default:
         return 8;  // naive rungs: 32x8 elements; tiled: 32x8 threads per 32x32 tile
     }
   }
   GMB_HD constexpr unsigned threads_per_block() const { return block_x() * block_y(); }
+  /// Elements one access moves along a row (tiled rungs): 2 for the top rung's pairs.
+  GMB_HD constexpr unsigned pair_width() const { return rung == transpose_rung::kBest ? 2 : 1; }
+  /// The side of a tile: 32 lanes x pair_width elements.
+  GMB_HD constexpr unsigned tile_side() const { return kTransposeTile * pair_width(); }
   /// Rows of a tile one thread handles (tiled rungs).
-  GMB_HD constexpr unsigned rows_per_thread() const { return kTransposeTile / block_y(); }
-  GMB_HD std::size_t tiles_x() const { return (cols + kTransposeTile - 1) / kTransposeTile; }
-  GMB_HD std::size_t tiles_y() const { return (rows + kTransposeTile - 1) / kTransposeTile; }
+  GMB_HD constexpr unsigned rows_per_thread() const { return tile_side() / block_y(); }
+  GMB_HD std::size_t tiles_x() const { return (cols + tile_side() - 1) / tile_side(); }
+  GMB_HD std::size_t tiles_y() const { return (rows + tile_side() - 1) / tile_side(); }
 
   GMB_HD std::size_t blocks() const {
     switch (rung) {
@@ -117,22 +121,22 @@ struct transpose_plan {
   GMB_HD matrix_element loaded(std::size_t block, unsigned x, unsigned y, std::size_t slot) const {
     switch (rung) {
       case transpose_rung::kThreadPerCol:
-        return make(slot, block * block_x() + x);
+        return element(slot, block * block_x() + x);
       case transpose_rung::kWarpPerCol:
-        return make(slot * 32 + x, block);
+        return element(slot * 32 + x, block);
       case transpose_rung::kNaiveRows: {
         const std::size_t across = (cols + 31) / 32;
-        return make(block / across * 8 + y, block % across * 32 + x);
+        return element(block / across * 8 + y, block % across * 32 + x);
       }
       case transpose_rung::kNaiveCols: {
         const std::size_t across = (rows + 31) / 32;
-        return make(block % across * 32 + x, block / across * 8 + y);
+        return element(block % across * 32 + x, block / across * 8 + y);
       }
       default: {
         std::size_t gx, gy;
         tile_of(block, gx, gy);
         const std::size_t in_tile = y + slot * block_y();
-        return make(gy * kTransposeTile + in_tile, gx * kTransposeTile + x);
+        return element(gy * tile_side() + in_tile, gx * tile_side() + x * pair_width());
       }
     }
   }
@@ -144,24 +148,22 @@ struct transpose_plan {
     std::size_t gx, gy;
     tile_of(block, gx, gy);
     const std::size_t in_tile = y + slot * block_y();
-    return make(gy * kTransposeTile + x, gx * kTransposeTile + in_tile);
+    return element(gy * tile_side() + x * pair_width(), gx * tile_side() + in_tile);
   }
 
   GMB_HD std::size_t in_index(const matrix_element& e) const { return e.r * cols + e.c; }
+  GMB_HD matrix_element element(std::size_t r, std::size_t c) const {
+    return {r, c, r < rows && c < cols};
+  }
   /// Where an input element lands: its transposed place (the copy rung: its own place).
   GMB_HD std::size_t out_index(const matrix_element& e) const {
     return rung == transpose_rung::kCopy ? e.r * cols + e.c : e.c * rows + e.r;
   }
-
- private:
-  GMB_HD matrix_element make(std::size_t r, std::size_t c) const {
-    return {r, c, r < rows && c < cols};
-  }
 };
 
 /// The traffic model's view of one side of a rung (Map of traffic_model.hpp): global thread t,
-/// slot s -> the element index it loads or stores. Edge elements outside the matrix are
-/// clamped to the last one, as matrix_map does.
+/// slot s -> the index, in words of pair_width() elements, it loads or stores. Edge elements
+/// outside the matrix are clamped to the last one, as matrix_map does.
 struct transpose_side_map {
   transpose_plan plan;
   bool store;
@@ -173,8 +175,8 @@ struct transpose_side_map {
     const unsigned x = t % plan.block_x(), y = t / plan.block_x();
     const matrix_element e =
         store ? plan.stored(block, x, y, slot) : plan.loaded(block, x, y, slot);
-    if (!e.valid) return plan.rows * plan.cols - 1;
-    return store ? plan.out_index(e) : plan.in_index(e);
+    if (!e.valid) return (plan.rows * plan.cols - 1) / plan.pair_width();
+    return (store ? plan.out_index(e) : plan.in_index(e)) / plan.pair_width();
   }
 };
 

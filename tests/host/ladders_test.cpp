@@ -26,17 +26,26 @@ walk_result walk(const transpose_plan& p) {
     for (unsigned y = 0; y < p.block_y(); ++y) {
       for (unsigned x = 0; x < p.block_x(); ++x) {
         for (std::size_t s = 0; s < p.slots(); ++s) {
+          const unsigned pw = p.pair_width();
           const matrix_element in = p.loaded(b, x, y, s);
-          if (in.valid) ++w.loads[p.in_index(in)];
           const matrix_element out = p.stored(b, x, y, s);
-          if (out.valid) ++w.stores[p.in_index(out)];
-          if (!p.tiled() || p.rung == transpose_rung::kCopy || !out.valid) continue;
-          // The store reads tile[x][y + s * block_y]: the element that thread (x' = that column,
-          // y' = x % block_y) loaded in slot x / block_y.
-          const unsigned col = y + static_cast<unsigned>(s) * p.block_y();
-          const std::size_t slot = x / p.block_y();
-          const matrix_element there = p.loaded(b, col, x % p.block_y(), slot);
-          if (!there.valid || there.r != out.r || there.c != out.c) ++w.tile_mismatches;
+          for (unsigned j = 0; j < pw; ++j) {  // the pair: (r, c + j) loaded, (r + j, c) stored
+            const matrix_element in_j = p.element(in.r, in.c + j);
+            if (in.valid && in_j.valid) ++w.loads[p.in_index(in_j)];
+            const matrix_element out_j = p.element(out.r + j, out.c);
+            if (out.valid && out_j.valid) ++w.stores[p.in_index(out_j)];
+            if (!p.tiled() || p.rung == transpose_rung::kCopy || !out.valid || !out_j.valid) {
+              continue;
+            }
+            // The store reads tile[x * pw + j][y + s * block_y]: what thread x' = column / pw
+            // (element column % pw of its pair), y' = row % block_y loaded in slot row / block_y.
+            const unsigned row = x * pw + j;
+            const unsigned column = y + static_cast<unsigned>(s) * p.block_y();
+            const matrix_element there =
+                p.loaded(b, column / pw, row % p.block_y(), row / p.block_y());
+            const matrix_element source = p.element(there.r, there.c + column % pw);
+            if (!there.valid || source.r != out_j.r || source.c != out_j.c) ++w.tile_mismatches;
+          }
         }
       }
     }
@@ -87,7 +96,7 @@ TEST(TransposePlan, WarpsReadOrWriteAlongRowsAsEachRungPromises) {
     const matrix_element b = store ? p.stored(3, 5, 0, 0) : p.loaded(3, 5, 0, 0);
     const std::size_t ia = store ? p.out_index(a) : p.in_index(a);
     const std::size_t ib = store ? p.out_index(b) : p.in_index(b);
-    return static_cast<long long>(ib) - static_cast<long long>(ia);
+    return (static_cast<long long>(ib) - static_cast<long long>(ia)) / p.pair_width();
   };
   using R = transpose_rung;
   for (R r : {R::kCopy, R::kThreadPerCol, R::kNaiveRows, R::kTile, R::kTilePadded, R::kTileRows8,
