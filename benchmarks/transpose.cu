@@ -2,8 +2,9 @@
 // square matrices of f32 (N 16384, a multiple of the tile, and 16000, not) and f64 (11584 and
 // 11000): about 1 GiB each, at least 8x the L2 of an H100 or H200; halved while the arrays do
 // not hold them. Rung 0 is a plain 2-D copy of the same bytes: the ladder's roof. The counter
-// `rung` orders the ladder for the scripts. Quick: every rung of f32 at 16384, the copy and the
-// top rung of f64 at 11584; full: every rung at every size.
+// `rung` orders the ladder for the scripts. Quick (the default run's time budget): seven rungs
+// of f32 at 16384 (add_ladder says which), the copy and the top rung of f64 at 11584; full:
+// every rung at every size.
 // Model: the traffic model of the same rung on a 128x128 matrix (sectors per request do not
 // depend on the size), its DRAM bytes scaled to N x N.
 #include <string>
@@ -76,20 +77,27 @@ bench_case transpose_case(std::size_t n) {
   return c;
 }
 
+/// Which rungs a ladder registers: every one, the quick sweep's (one lesson each: the two
+/// naive sides, the tile and its padding, 32x8 threads, the top), or the roof and the top.
+enum class rungs { kEvery, kQuick, kRoofAndTop };
+
 template <class T>
-void add_ladder(std::vector<bench_case>& cases, std::size_t n, bool every_rung) {
+void add_ladder(std::vector<bench_case>& cases, std::size_t n, rungs which) {
   using R = transpose_rung;
+  const bool every = which == rungs::kEvery, quick = every || which == rungs::kQuick;
   cases.push_back(transpose_case<T, R::kCopy>(n));
-  if (every_rung) {
-    cases.push_back(transpose_case<T, R::kThreadPerCol>(n));
+  if (every) cases.push_back(transpose_case<T, R::kThreadPerCol>(n));
+  if (quick) {
     cases.push_back(transpose_case<T, R::kNaiveRows>(n));
     cases.push_back(transpose_case<T, R::kNaiveCols>(n));
-    cases.push_back(transpose_case<T, R::kWarpPerCol>(n));
-    cases.push_back(transpose_case<T, R::kTile>(n));
   }
-  if (every_rung) {
+  if (every) cases.push_back(transpose_case<T, R::kWarpPerCol>(n));
+  if (quick) {
+    cases.push_back(transpose_case<T, R::kTile>(n));
     cases.push_back(transpose_case<T, R::kTilePadded>(n));
     cases.push_back(transpose_case<T, R::kTileRows8>(n));
+  }
+  if (every) {
     cases.push_back(transpose_case<T, R::kTileDiagonal>(n));
     cases.push_back(transpose_case<T, R::kTileAsync>(n));
   }
@@ -105,14 +113,17 @@ std::size_t fitting(std::size_t n, std::size_t element_bytes, std::size_t array_
 }  // namespace
 
 std::vector<bench_case> transpose_cases(environment& env, sweep s) {
-  const bool full = s == sweep::kFull;
   const std::size_t bytes = env.array_bytes();
   std::vector<bench_case> cases;
-  add_ladder<float>(cases, fitting(16384, 4, bytes), true);
-  add_ladder<double>(cases, fitting(11584, 8, bytes), full);
-  if (!full) return cases;  // the sizes that are not multiples of the tile: full sweep only
-  add_ladder<float>(cases, fitting(16000, 4, bytes), true);
-  add_ladder<double>(cases, fitting(11000, 8, bytes), true);
+  if (s == sweep::kQuick) {
+    add_ladder<float>(cases, fitting(16384, 4, bytes), rungs::kQuick);
+    add_ladder<double>(cases, fitting(11584, 8, bytes), rungs::kRoofAndTop);
+    return cases;
+  }
+  add_ladder<float>(cases, fitting(16384, 4, bytes), rungs::kEvery);
+  add_ladder<float>(cases, fitting(16000, 4, bytes), rungs::kEvery);
+  add_ladder<double>(cases, fitting(11584, 8, bytes), rungs::kEvery);
+  add_ladder<double>(cases, fitting(11000, 8, bytes), rungs::kEvery);
   return cases;
 }
 
