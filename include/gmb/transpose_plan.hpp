@@ -108,12 +108,16 @@ struct transpose_plan {
   /// tiles down, gx = (b / tiles down + gy) mod tiles across: a bijection for any grid, so
   /// partition camping, if any, would show).
   GMB_HD void tile_of(std::size_t block, std::size_t& gx, std::size_t& gy) const {
+    // 32-bit division: grids have fewer than 2^32 blocks, and 64-bit division is a long
+    // instruction sequence on the GPU.
+    const auto b = static_cast<unsigned>(block);
+    const auto across = static_cast<unsigned>(tiles_x()), down = static_cast<unsigned>(tiles_y());
     if (rung == transpose_rung::kTileDiagonal) {
-      gy = block % tiles_y();
-      gx = (block / tiles_y() + gy) % tiles_x();
+      gy = b % down;
+      gx = (b / down + gy) % across;
     } else {
-      gx = block % tiles_x();
-      gy = block / tiles_x();
+      gx = b % across;
+      gy = b / across;
     }
   }
 
@@ -135,8 +139,7 @@ struct transpose_plan {
       default: {
         std::size_t gx, gy;
         tile_of(block, gx, gy);
-        const std::size_t in_tile = y + slot * block_y();
-        return element(gy * tile_side() + in_tile, gx * tile_side() + x * pair_width());
+        return loaded_in_tile(gx, gy, x, y, slot);
       }
     }
   }
@@ -147,6 +150,18 @@ struct transpose_plan {
     if (!tiled() || rung == transpose_rung::kCopy) return loaded(block, x, y, slot);
     std::size_t gx, gy;
     tile_of(block, gx, gy);
+    return stored_in_tile(gx, gy, x, y, slot);
+  }
+
+  /// Tiled rungs, with the tile (gx, gy) found once per thread (tile_of).
+  GMB_HD matrix_element loaded_in_tile(std::size_t gx, std::size_t gy, unsigned x, unsigned y,
+                                       std::size_t slot) const {
+    const std::size_t in_tile = y + slot * block_y();
+    return element(gy * tile_side() + in_tile, gx * tile_side() + x * pair_width());
+  }
+  GMB_HD matrix_element stored_in_tile(std::size_t gx, std::size_t gy, unsigned x, unsigned y,
+                                       std::size_t slot) const {
+    if (rung == transpose_rung::kCopy) return loaded_in_tile(gx, gy, x, y, slot);
     const std::size_t in_tile = y + slot * block_y();
     return element(gy * tile_side() + x * pair_width(), gx * tile_side() + in_tile);
   }
