@@ -1,6 +1,6 @@
 // Transpose ladder (kernels/transpose.cuh, gmb/transpose_plan.hpp): transpose/f32/<rung>/n:N,
-// square matrices of f32 (N 16384, a multiple of the tile, and 16000, not) and f64 (11584 and
-// 11568): rows stay whole 128-B lines, so the sizes that are not multiples of the tile
+// square matrices of f32 (N 16384 and 16000: both multiples of 32, the second not of the top
+// rung's 64) and f64 (11584, and 11568: not a multiple of 32): rows stay whole 128-B lines, so the sizes that are not multiples of the tile
 // add edge tiles, not misaligned rows (the offset family's cost): about 1 GiB each, at least 8x the
 // L2 of an H100 or H200; halved while the arrays do not hold them. Rung 0 is a plain 2-D copy of
 // the same bytes: the ladder's roof. The counter `rung` orders the ladder for the scripts. Quick
