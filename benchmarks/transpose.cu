@@ -1,13 +1,13 @@
 // Transpose ladder (kernels/transpose.cuh, gmb/transpose_plan.hpp): transpose/f32/<rung>/n:N,
-// square matrices of f32 (N 16384 and 16000: both multiples of 32, the second not of the top
-// rung's 64) and f64 (11584, and 11568: not a multiple of 32): rows stay whole 128-B lines, so the sizes that are not multiples of the tile
-// add edge tiles, not misaligned rows (the offset family's cost): about 1 GiB each, at least 8x the
-// L2 of an H100 or H200; halved while the arrays do not hold them. Rung 0 is a plain 2-D copy of
-// the same bytes: the ladder's roof. The counter `rung` orders the ladder for the scripts. Quick
-// (the default run's time budget): seven rungs of f32 at 16384 (add_ladder says which), the copy
-// and the top rung of f64 at 11584; full: every rung at every size. Model: the traffic model of the
-// same rung on a 128x128 matrix (sectors per request do not depend on the size), its DRAM bytes
-// scaled to N x N.
+// square matrices of about 1 GiB (at least 8x the L2 of an H100 or H200; halved while the
+// arrays do not hold them): f32 at N 16384 and 16000 (both multiples of 32; the second not of
+// the top rung's 64-wide tile) and f64 at 11584 and 11568 (not a multiple of 32). Rows stay
+// whole 128-B lines, so those sizes add edge tiles, not misaligned rows (the offset family's
+// cost). Rung 0 is a plain 2-D copy of the same bytes: the ladder's roof. The counter `rung`
+// orders the ladder for the scripts. Quick (the default run's time budget): seven rungs of f32
+// at 16384 (add_ladder says which), the copy and the top rung of f64 at 11584; full: every
+// rung at every size. Model: the traffic model of the same rung on a 128x128 matrix (sectors
+// per request do not depend on the size), its DRAM bytes scaled to N x N.
 #include <string>
 #include <vector>
 
