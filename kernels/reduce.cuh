@@ -41,6 +41,17 @@ __device__ __forceinline__ void warp_tail(volatile T* s, unsigned tid) {
   }
 }
 
+/// Rungs 5 and 6: 256 partials in shared memory to s[0], every step written out (the block
+/// size is a constant, so no loop is left).
+template <class T>
+__device__ __forceinline__ void unrolled_tree(T* s, unsigned tid) {
+  if (tid < 128) s[tid] += s[tid + 128];
+  __syncthreads();
+  if (tid < 64) s[tid] += s[tid + 64];
+  __syncthreads();
+  if (tid < 32) warp_tail<T>(s, tid);
+}
+
 /// Rungs 0-5: the load, then the tree in shared memory.
 template <class T, reduce_rung Rung>
 __global__ void __launch_bounds__(kReduceBlock)
@@ -76,12 +87,8 @@ __global__ void __launch_bounds__(kReduceBlock)
       __syncthreads();
     }
     if (tid < 32) warp_tail<T>(s, tid);
-  } else {  // complete unroll: the block size is a constant, so no loop is left
-    if (tid < 128) s[tid] += s[tid + 128];
-    __syncthreads();
-    if (tid < 64) s[tid] += s[tid + 64];
-    __syncthreads();
-    if (tid < 32) warp_tail<T>(s, tid);
+  } else {  // complete unroll
+    unrolled_tree(s, tid);
   }
   if (tid == 0) out[blockIdx.x] = s[0];
 }
@@ -154,11 +161,7 @@ __global__ void __launch_bounds__(kReduceBlock)
     const unsigned tid = threadIdx.x;
     s[tid] = thread_sum_strided(in, count);
     __syncthreads();
-    if (tid < 128) s[tid] += s[tid + 128];
-    __syncthreads();
-    if (tid < 64) s[tid] += s[tid + 64];
-    __syncthreads();
-    if (tid < 32) warp_tail<T>(s, tid);
+    unrolled_tree(s, tid);
     if (tid == 0) out[blockIdx.x] = s[0];
   } else {
     const T v = block_sum_shuffle(Rung == reduce_rung::kShuffle ? thread_sum_strided(in, count)
