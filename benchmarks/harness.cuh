@@ -82,6 +82,11 @@ class environment {
   bool hold(const std::string& name, const std::function<void(environment&)>& release);
   bool release_held();
 
+  /// The case whose run ended last, verified ("" after a failure): a repetition that follows
+  /// its own case's run needs no warm-up, the previous repetition was one.
+  const std::string& last_verified() const { return last_verified_; }
+  void set_last_verified(std::string name) { last_verified_ = std::move(name); }
+
   /// After large buffers were freed or made, the GPU runs slower for a while (up to 8% for
   /// tens of milliseconds on an H200): waits until a probe (memsets of a buffer of its own)
   /// runs within 2% of its quiet time again, at most kMaxSettleSeconds. Returns the seconds
@@ -108,6 +113,7 @@ class environment {
   std::map<std::string, unsigned> flagged_;
   std::string held_name_;
   std::function<void(environment&)> held_release_;
+  std::string last_verified_;
   double quiet_probe_seconds_ = 0;
   double probe_seconds();
 };

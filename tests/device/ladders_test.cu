@@ -92,7 +92,9 @@ void expect_every_rung_sums(std::size_t n) {
 
 TEST(Ladders, EveryReductionRungSumsOddCounts) {
   GMB_REQUIRE_GPU();
-  for (std::size_t n : {1, 3, 255, 256, 257, 1023, 1025, 100003, (1 << 22) + 5}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(255), std::size_t(256),
+                        std::size_t(257), std::size_t(1023), std::size_t(1025),
+                        3 * kOnePassTile + 7, std::size_t(100003), std::size_t(1 << 22) + 5}) {
     expect_every_rung_sums<float>(n);
     expect_every_rung_sums<int>(n);
   }

@@ -143,7 +143,11 @@ TEST(ReducePlan, PassesEndInOneSumOnAlignedDisjointPartials) {
       EXPECT_EQ(passes.back().to, kReduceResultWord);
       if (rung == reduce_rung::kOnePass) {
         EXPECT_EQ(passes.size(), 1u);
+        // At most a block per tile of 16-B vectors (the count % 4 elements past them go to
+        // block 0), and no more than the resident blocks.
+        EXPECT_GE(passes[0].blocks, 1u);
         EXPECT_LE(passes[0].blocks, 1056u);
+        EXPECT_LT((passes[0].blocks - 1) * kOnePassTile, std::max<std::size_t>(n / 4 * 4, 1));
         continue;
       }
       EXPECT_EQ(passes.back().blocks, 1u);
