@@ -17,6 +17,7 @@
 #include "gmb/git_sha.hpp"
 #include "gmb/health_monitor.hpp"
 #include "gmb/name_filter.hpp"
+#include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
 
 namespace {
@@ -49,6 +50,7 @@ struct options {
   std::optional<std::size_t> array_bytes;
   int launches = 0;  // 0: chosen from the sizes
   gmb::sweep sweep = gmb::sweep::kQuick;
+  bool screen = false;  // --gmb_sweep=screen: the quick sweep's screening benchmarks only
   bool info = false;
   bool profile = false;
   bool user_min_time = false;
@@ -68,7 +70,8 @@ void print_usage() {
       "  --gmb_launches=N    launches timed back to back per iteration, after one L2 flush\n"
       "                      (default: enough for 128x the L2 when arrays are >= 8x the\n"
       "                      L2, else 1)\n"
-      "  --gmb_sweep=quick|full  offsets and strides: the quick default points or all\n"
+      "  --gmb_sweep=quick|full|screen  the quick default points, all of them, or the few\n"
+      "                      that screen a GPU of a fleet (one flavor in seconds)\n"
       "  --gmb_profile       for Nsight Compute (scripts/gmb ncu): every benchmark launches\n"
       "                      its kernel once, unverified; its times are not results\n"
       "  --gmb_progress[=LABEL]  a progress line on stderr (benchmark n of N, time left)\n"
@@ -123,10 +126,11 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
         throw fatal_error{std::string("--gmb_bytes: ") + e.what()};
       }
     } else if (auto w = value_of("--gmb_sweep")) {
-      if (*w != "quick" && *w != "full") {
-        throw fatal_error{"--gmb_sweep: '" + *w + "' is not quick or full"};
+      if (*w != "quick" && *w != "full" && *w != "screen") {
+        throw fatal_error{"--gmb_sweep: '" + *w + "' is not quick, full or screen"};
       }
       opt.sweep = *w == "full" ? gmb::sweep::kFull : gmb::sweep::kQuick;
+      opt.screen = *w == "screen";
     } else if (arg == "--gmb_profile") {
       opt.profile = true;
     } else if (arg == "--gmb_progress" || arg.rfind("--gmb_progress=", 0) == 0) {
@@ -202,13 +206,15 @@ void check_free_memory(const gmb::device_info& device, std::size_t array_bytes) 
 
 std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_info& device,
                                                              std::size_t array_bytes, int launches,
-                                                             gmb::sweep sweep, bool profile) {
+                                                             const options& opt) {
   auto entries = gmb::context_entries(device);
   entries.insert(entries.begin(), {"gmb_flavor", GMB_FLAVOR});
   entries.emplace_back("gmb_array_bytes", std::to_string(array_bytes));
   entries.emplace_back("gmb_launches_per_iteration", std::to_string(launches));
-  entries.emplace_back("gmb_sweep", sweep == gmb::sweep::kFull ? "full" : "quick");
-  entries.emplace_back("gmb_profile", profile ? "1" : "0");
+  entries.emplace_back("gmb_sweep", opt.screen                       ? "screen"
+                                    : opt.sweep == gmb::sweep::kFull ? "full"
+                                                                     : "quick");
+  entries.emplace_back("gmb_profile", opt.profile ? "1" : "0");
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("git_sha", GMB_GIT_SHA);
   return entries;
@@ -277,7 +283,7 @@ int run(int argc, char** argv) {
       opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
   const int launches =
       opt.launches > 0 ? opt.launches : gmb::launches_per_iteration(array_bytes, device.l2_bytes);
-  auto context = run_context(device, array_bytes, launches, opt.sweep, opt.profile);
+  auto context = run_context(device, array_bytes, launches, opt);
   std::string no_health;
   auto monitor = watch_health(opt, &no_health);
   add_health_context(context, monitor.get(), no_health);
@@ -295,7 +301,7 @@ int run(int argc, char** argv) {
   registration.profile = opt.profile;
   int registered = 0;
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
-    if (!filter.selects(c.name)) continue;
+    if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name))) continue;
     gmb::register_case(env, std::move(c), registration);
     ++registered;
   }

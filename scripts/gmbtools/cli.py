@@ -8,6 +8,7 @@ status, argparse's own usage errors included. Subcommands import what they need,
 
 import argparse
 import importlib
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -129,7 +130,60 @@ def build_parser() -> argparse.ArgumentParser:
     ncu.add_argument("--flavor", choices=FLAVORS, default="default")
     ncu.add_argument("--preset", metavar="NAME",
                      help="CMake preset whose build to use (default: release with a GPU)")
+    _fleet_commands(commands)
     return parser
+
+
+def _fleet_commands(commands: Any) -> None:
+    """`gmb fleet submit|task|report`: the screening sweep on every GPU of a Slurm job."""
+    fleet = commands.add_parser(
+        "fleet", allow_abbrev=False, help="screen every GPU of a Slurm job; report the outliers",
+        description="Run the screening sweep (--gmb_sweep=screen, one flavor) on every GPU of "
+                    "a Slurm job and compare each GPU with the others of its model.")
+    steps = fleet.add_subparsers(dest="fleet_command", metavar="STEP", required=True)
+    submit = _command(
+        steps, "submit", _fleet_submit,
+        "write results/fleet/<timestamp>/ and submit the job (srun inside an allocation)",
+        "Build the default flavor (unless --binary), write results/fleet/<YYYYmmdd-HHMMSS>/ "
+        "with fleet.json and job.sbatch (one task per GPU on every node), and submit it with "
+        "sbatch; inside an allocation (SLURM_JOB_ID set) run the tasks with srun instead. Each "
+        "task writes <host>/<gpu-uuid>/ with status.json and screen.json. Extra --sbatch-arg "
+        "values go into the batch script.")
+    submit.add_argument("--nodes", type=_positive, default=1, metavar="N")
+    submit.add_argument("--gpus-per-node", type=_positive, default=1, metavar="G",
+                        help="tasks per node, one per GPU (default 1)")
+    submit.add_argument("--no-gpu-request", action="store_true",
+                        help="do not ask Slurm for a GPU per task (clusters without GPU GRES: "
+                             "task k of a node then uses device k)")
+    submit.add_argument("--partition", metavar="NAME")
+    submit.add_argument("--time", default="00:15:00", metavar="LIMIT",
+                        help="the job's Slurm time limit (default 00:15:00)")
+    submit.add_argument("--task-timeout", type=_positive, default=180, metavar="S",
+                        help="seconds one task may take before it is stopped and reported as a "
+                             "timeout (default 180)")
+    submit.add_argument("--repetitions", type=_positive, default=3, metavar="R")
+    submit.add_argument("--binary", type=Path, metavar="PATH",
+                        help="a built gmembench to run (default: build the default flavor)")
+    submit.add_argument("--preset", metavar="NAME", help="CMake preset for the build")
+    submit.add_argument("--cuda-archs", metavar="LIST",
+                        help="build for these compute capabilities, e.g. '80;90'")
+    submit.add_argument("--out", type=Path, metavar="DIR",
+                        help="results root instead of <repo>/results")
+    submit.add_argument("--wait", action="store_true",
+                        help="wait for the job to end, then write the report")
+    submit.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
+                        help="one more #SBATCH line, e.g. --sbatch-arg=--account=ops")
+    _command(steps, "task", _fleet_task, "(run by Slurm) screen this task's GPU",
+             "Run by each Slurm task of the job: screen the task's GPU into "
+             "DIR/<host>/<gpu-uuid>/ and write status.json however it ends.",
+             ).add_argument("fleet_dir", type=Path, metavar="DIR")
+    _command(steps, "report", _fleet_report,
+             "merge a fleet folder's tasks: report.md, fleet.csv, fleet.png",
+             "Merge every task of DIR into report.md, fleet.csv and fleet.png: each GPU's ratio "
+             "to the median of the job's GPUs of its model per screening benchmark, GPUs more "
+             "than 5% below it flagged, failed, unfinished, missing and corrupt tasks listed "
+             "with their reason. Exits non-zero when any task did not screen its GPU.",
+             ).add_argument("fleet_dir", type=Path, metavar="DIR")
 
 
 def _command(commands: Any, name: str, handler: Callable[..., int], summary: str,
@@ -279,6 +333,43 @@ def _ncu(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     options = ncu.Options(binary=str(find_repo() / binary), device=args.device,
                           benchmark_filter=args.filter, out=args.out, passthrough=tuple(extra))
     print(ncu.run(options))
+    return 0
+
+
+def _fleet_submit(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from . import fleet
+
+    _no_extra(extra)
+    options = fleet.SubmitOptions(
+        nodes=args.nodes, gpus_per_node=args.gpus_per_node,
+        request_gpus=not args.no_gpu_request, partition=args.partition, time_limit=args.time,
+        task_timeout_s=args.task_timeout, repetitions=args.repetitions, binary=args.binary,
+        preset=args.preset, cuda_archs=args.cuda_archs, out=args.out, wait=args.wait,
+        sbatch_args=tuple(args.sbatch_arg),
+    )
+    folder = fleet.submit(options)
+    if args.wait or "SLURM_JOB_ID" in os.environ:
+        return _fleet_report(argparse.Namespace(fleet_dir=folder), [], argv)
+    print(folder)
+    return 0
+
+
+def _fleet_task(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from . import fleet
+
+    _no_extra(extra)
+    return fleet.task(args.fleet_dir)
+
+
+def _fleet_report(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from . import fleet_report
+
+    _no_extra(extra)
+    path, data = fleet_report.write(args.fleet_dir)
+    print(path)
+    if data.problems:
+        raise GmbError(f"{len(data.problems)} of {data.manifest.tasks} task(s) did not screen "
+                       f"their GPU (see {path})")
     return 0
 
 

@@ -150,13 +150,8 @@ def run(options: Options, repo: Path | None = None) -> Path:
     # `nvidia-smi -i N` the same GPU unless the user chose an order.
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
 
-    if not (repo / "scripts" / "setup").is_file():
-        raise GmbError(f"setup failed: {repo / 'scripts' / 'setup'} not found")
-    _step("setup failed", ["bash", "scripts/setup"], repo, env)
-    preset = choose_preset(options.preset)
-    targets = [BINARIES[flavor] for flavor in options.flavors]
-    _step("cmake configure failed", configure_command(preset, options.cuda_archs), repo, env)
-    _step("build failed", ["cmake", "--build", "--preset", preset, "--target", *targets], repo, env)
+    preset = build(repo, env, options.preset, options.cuda_archs,
+                   [BINARIES[flavor] for flavor in options.flavors])
 
     binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
     info = _device_info(binaries[options.flavors[0]], options.device, repo, env)
@@ -190,6 +185,18 @@ def run(options: Options, repo: Path | None = None) -> Path:
     if problems:
         raise GmbError(f"{'; '.join(problems)} (results in {folder})")
     return folder
+
+
+def build(repo: Path, env: dict[str, str], preset: str | None, cuda_archs: str | None,
+          targets: list[str]) -> str:
+    """scripts/setup, then configure and build `targets`; returns the preset used."""
+    if not (repo / "scripts" / "setup").is_file():
+        raise GmbError(f"setup failed: {repo / 'scripts' / 'setup'} not found")
+    _step("setup failed", ["bash", "scripts/setup"], repo, env)
+    preset = choose_preset(preset)
+    _step("cmake configure failed", configure_command(preset, cuda_archs), repo, env)
+    _step("build failed", ["cmake", "--build", "--preset", preset, "--target", *targets], repo, env)
+    return preset
 
 
 def figures_and_report(folder: Path) -> None:

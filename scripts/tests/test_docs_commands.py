@@ -204,7 +204,7 @@ def classify(words: list[str]) -> str:
         sub = words[1] if len(words) > 1 else ""
         if sub in ANALYSIS:
             return "analysis"
-        if sub in ("run", "ncu"):
+        if sub in ("run", "ncu", "fleet"):
             return f"gmb-{sub}"
         return "unknown"
     if BINARY.fullmatch(first):
@@ -242,6 +242,8 @@ def test_documented_command(command, tmp_path):
         check_binary(command, env, words)
     elif kind == "gmb-run":
         check_gmb_run(command, words, tmp_path)
+    elif kind == "gmb-fleet":
+        check_gmb_fleet(command, words, tmp_path)
     else:
         check_gmb_ncu(words)
 
@@ -345,6 +347,36 @@ def check_gmb_run(command: Command, words: list[str], tmp_path: Path) -> None:
     proc = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, f"{command}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     assert list(tmp_path.glob("*/*/summary.md")), "no results folder with summary.md"
+
+
+def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
+    """`report` runs for real on a fleet of two tasks made from the fixture run; `submit` is
+    parsed here (test_fleet.py submits for real to a real Slurm)."""
+    from gmbtools import fleet
+    from gmbtools.cli import build_parser
+
+    args, extra = build_parser().parse_known_args(words[1:])
+    assert not extra, f"{command}: unknown options {extra}"
+    if args.fleet_command == "submit":
+        pytest.skip("options parsed; test_fleet.py submits to a real Slurm")
+    assert args.fleet_command == "report", f"{command}: not a step users type"
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    fleet.save_manifest(folder, fleet.Manifest(
+        created="now", nodes=1, tasks_per_node=2, tasks=2, binary="gmembench", repetitions=1,
+        task_timeout_s=60, time_limit="00:05:00", launcher=["sbatch"]))
+    doc = json.loads((FIXTURE_RUN / "default.json").read_text())
+    for rank in range(2):
+        where = folder / "node0" / f"GPU-{rank}"
+        where.mkdir(parents=True)
+        (where / fleet.SCREEN_JSON).write_text(json.dumps(doc))
+        (where / fleet.STATUS).write_text(json.dumps(
+            {"host": "node0", "rank": rank, "state": "ok", "gpu_uuid": f"GPU-{rank}",
+             "gpu_name": doc["context"]["gpu_name"]}))
+    proc = subprocess.run([sys.executable, str(GMB), "fleet", "report", str(folder)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, f"{command}\n{proc.stderr}"
+    assert "- GPUs screened: 2 of 2" in (folder / "report.md").read_text()
 
 
 def check_gmb_ncu(words: list[str]) -> None:

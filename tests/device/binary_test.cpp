@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "include/gmb/screen.hpp"
 #include "tests/device/gpu.hpp"
 
 namespace {
@@ -46,6 +48,7 @@ TEST(BinaryFlags, BadValuesAreOneLineErrors) {
   expect_one_line_error("--gmb_bytes", "--gmb_bytes needs a value");
   expect_one_line_error("--device=abc", "--device: 'abc' is not a GPU index");
   expect_one_line_error("--gmb_nonsense", "unknown flag '--gmb_nonsense'");
+  expect_one_line_error("--gmb_sweep=fast", "--gmb_sweep: 'fast' is not quick, full or screen");
 }
 
 TEST(BinaryFlags, UnknownBenchmarkFlagFails) {
@@ -169,6 +172,16 @@ TEST(BinaryOnGpu, NamesAreTheSameWithAndWithoutMinTime) {
   const nlohmann::json json = nlohmann::json::parse(file);
   ASSERT_EQ(json.at("benchmarks").size(), 1u);
   EXPECT_EQ(json.at("benchmarks")[0].at("name"), "ref/memset/manual_time");
+}
+
+TEST(BinaryOnGpu, ScreeningSweepListsTheScreeningBenchmarks) {
+  GMB_REQUIRE_GPU();
+  auto names = listed(" --gmb_sweep=screen");
+  for (auto& name : names) name = name.substr(0, name.rfind("/manual_time"));
+  std::vector<std::string> expected(gmb::kScreenBenchmarks.begin(), gmb::kScreenBenchmarks.end());
+  std::sort(names.begin(), names.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
 }
 
 TEST(BinaryOnGpu, FiltersMatchTheNamesWithoutManualTime) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "benchmarks/families.hpp"
+#include "gmb/screen.hpp"
 #include "tests/device/gpu.hpp"
 
 namespace gmb {
@@ -194,6 +195,14 @@ TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
   EXPECT_EQ(names.count("offset/f32x4/read/off:9"), 0u);  // past 128 bytes
+}
+
+TEST_F(Cases, ScreeningBenchmarksAreInTheQuickSweep) {
+  std::set<std::string> names;
+  for (const auto& c : all_cases(*env_, sweep::kQuick)) names.insert(c.name);
+  for (std::string_view name : kScreenBenchmarks) {
+    EXPECT_EQ(names.count(std::string(name)), 1u) << name;
+  }
 }
 
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gmb/cache_op.cuh"
+#include "gmb/screen.hpp"
 
 namespace gmb {
 namespace {
@@ -23,6 +26,17 @@ TEST(Naming, RejectsPartsThatWouldBreakTheSplit) {
   EXPECT_THROW(bench_name("copy", "f32//read"), std::invalid_argument);
   EXPECT_THROW(bench_name("copy", "f32", {{"ilp", "4:5"}}), std::invalid_argument);
   EXPECT_THROW(bench_name("copy", "f32", {{"i p", 4}}), std::invalid_argument);
+}
+
+TEST(Naming, ScreeningBenchmarksAreDistinctNamesOfTheContract) {
+  for (std::string_view name : kScreenBenchmarks) {
+    const auto family = name.substr(0, name.find('/'));
+    EXPECT_FALSE(family.empty()) << name;
+    EXPECT_NE(name.find('/'), std::string_view::npos) << name;
+    EXPECT_TRUE(in_screen(name));
+    EXPECT_EQ(std::count(kScreenBenchmarks.begin(), kScreenBenchmarks.end(), name), 1) << name;
+  }
+  EXPECT_FALSE(in_screen("read/f32x4/ilp:1"));  // whole names only
 }
 
 TEST(Naming, CacheOperatorNames) {
