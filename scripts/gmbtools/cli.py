@@ -43,8 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
         "summary.md and (with pandas and matplotlib) figures/ and report.md. Extra "
         "--benchmark_*=VALUE and --gmb_*=VALUE options are passed to every benchmark binary.",
     )
-    run.add_argument("--device", type=_non_negative, default=0, metavar="N",
-                     help="CUDA device index, numbered as nvidia-smi does (default 0)")
+    which = run.add_mutually_exclusive_group()
+    which.add_argument("--device", type=_non_negative, default=0, metavar="N",
+                       help="CUDA device index, numbered as nvidia-smi does (default 0)")
+    which.add_argument("--devices", metavar="all|LIST",
+                       help="a node run: every GPU (all) or the listed ones (0,2), each into "
+                            "gpu<index>-<uuid>/ of one folder, with a summary across them")
+    run.add_argument("--concurrent", action="store_true",
+                     help="with --devices: run the GPUs all at once, as a loaded node runs")
     run.add_argument("--flavors", default=",".join(FLAVORS), metavar="LIST",
                      help=f"comma-separated flavors to run (default {','.join(FLAVORS)})")
     run.add_argument("--repetitions", type=_positive, default=5, metavar="R",
@@ -226,7 +232,11 @@ def _run(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
         passthrough=run.passthrough_args(extra),
         gmb_command=shlex.join(["scripts/gmb", *argv]),
         cuda_archs=args.cuda_archs,
+        devices=args.devices,
+        concurrent=args.concurrent,
     )
+    if args.concurrent and not args.devices:
+        raise GmbError("--concurrent needs --devices (all, or a list like 0,1)", 2)
     run.run(options)
     return 0
 
@@ -235,6 +245,11 @@ def _summary(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int
     from . import summary
 
     _no_extra(extra)
+    from . import node_summary
+
+    if node_summary.is_node(args.results_dir):
+        print(node_summary.write(args.results_dir))
+        return 0
     written = summary.rewrite(args.results_dir)
     print(written.path)
     if written.unreadable:

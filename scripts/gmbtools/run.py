@@ -12,12 +12,13 @@ import shlex
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import health, runinfo, summary
+from . import health, node_summary, runinfo, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
 from .repo import find_repo
@@ -57,6 +58,8 @@ class Options:
     passthrough: tuple[str, ...] = ()
     gmb_command: str = "scripts/gmb run"
     cuda_archs: str | None = None  # e.g. "80;90": CMAKE_CUDA_ARCHITECTURES instead of the preset's
+    devices: str | None = None  # "all" or "0,2": every named GPU, a folder each (a node run)
+    concurrent: bool = False  # the node's GPUs all at once, as a loaded node runs
 
 
 def parse_flavors(text: str) -> tuple[str, ...]:
@@ -149,22 +152,57 @@ def run(options: Options, repo: Path | None = None) -> Path:
     # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
     # `nvidia-smi -i N` the same GPU unless the user chose an order.
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
-
     preset = build(repo, env, options.preset, options.cuda_archs,
                    [BINARIES[flavor] for flavor in options.flavors])
-
     binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
-    info = _device_info(binaries[options.flavors[0]], options.device, repo, env)
+    devices = resolve_devices(options.devices, env) if options.devices else [options.device]
+    infos = {d: _device_info(binaries[options.flavors[0]], d, repo, env) for d in devices}
     results_root = (options.out or repo / "results").resolve()
-    folder = make_run_dir(results_root, info["gpu_slug"], datetime.now())
+    folder = make_run_dir(results_root, infos[devices[0]]["gpu_slug"], datetime.now())
     print(f"gmb: results folder {folder}", flush=True)
+    if not options.devices:
+        problems = _run_device(folder, options.device, binaries, options, preset, repo, env,
+                               sys.stderr.isatty())
+    else:
+        problems = _run_node(folder, devices, infos, binaries, options, preset, repo, env)
+    print(folder, flush=True)
+    if problems:
+        raise GmbError(f"{'; '.join(problems)} (results in {folder})")
+    return folder
 
-    # On a terminal, a progress line per flavor replaces Google Benchmark's table (kept in
-    # <flavor>.log); in logs and CI the table streams as it always did.
-    interactive = sys.stderr.isatty()
+
+def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
+    """`all` (every GPU nvidia-smi lists) or `0,2`: the device indices of a node run."""
+    if text != "all":
+        try:
+            devices = [int(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise GmbError(f"--devices: {text!r} is not 'all' or a list like 0,2", 2) from None
+        if not devices or min(devices) < 0:
+            raise GmbError(f"--devices: {text!r} is not 'all' or a list like 0,2", 2)
+        return list(dict.fromkeys(devices))
+    try:
+        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                                capture_output=True, text=True, env=env)
+    except OSError:
+        raise GmbError("--devices all: nvidia-smi not found; name the devices (--devices 0,1)") \
+            from None
+    devices = [int(line) for line in listed.stdout.split() if line.strip().isdigit()]
+    if listed.returncode != 0 or not devices:
+        raise GmbError("--devices all: nvidia-smi lists no GPU")
+    return devices
+
+
+def _run_device(folder: Path, device: int, binaries: dict[str, str], options: Options,
+                preset: str, repo: Path, env: dict[str, str], interactive: bool,
+                to_logs: bool = False) -> list[str]:
+    """Every flavor on one GPU into `folder`, then run_info.json, summary.md and the figures;
+    returns what went wrong. On a terminal, a progress line per flavor replaces Google
+    Benchmark's table (kept in <flavor>.log); `to_logs` keeps every table in its log (GPUs
+    running at once)."""
     runs = [
-        _run_flavor(flavor, binaries[flavor], folder, options, repo, env,
-                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None)
+        _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
+                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None, to_logs)
         for k, flavor in enumerate(options.flavors, start=1)
     ]
     states = {flavor: health.load_state(folder, flavor) for flavor in options.flavors}
@@ -178,13 +216,37 @@ def run(options: Options, repo: Path | None = None) -> Path:
     written = summary.write_summary(folder, record)
     print(f"gmb: wrote {written.path}", flush=True)
     figures_and_report(folder)
-    print(folder, flush=True)
-
     problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs if r.exit_code != 0]
-    problems += written.unreadable
-    if problems:
-        raise GmbError(f"{'; '.join(problems)} (results in {folder})")
-    return folder
+    return problems + written.unreadable
+
+
+def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]],
+              binaries: dict[str, str], options: Options, preset: str, repo: Path,
+              env: dict[str, str]) -> list[str]:
+    """Each GPU into its own gpu<index>-<uuid>/ folder, one after another or all at once
+    (--concurrent), then node.json and the node's summary.md."""
+    subfolders = {d: folder / f"gpu{d}-{infos[d].get('gpu_uuid', 'unknown')}" for d in devices}
+    for sub in subfolders.values():
+        sub.mkdir()
+    node_summary.save_node(folder, node_summary.Node(
+        gmb_command=options.gmb_command, concurrent=options.concurrent,
+        devices=[node_summary.NodeDevice(index=d, uuid=str(infos[d].get("gpu_uuid")),
+                                         name=str(infos[d].get("gpu_name")),
+                                         folder=subfolders[d].name) for d in devices]))
+
+    def one(device: int) -> list[str]:
+        found = _run_device(subfolders[device], device, binaries, options, preset, repo, env,
+                            False, to_logs=options.concurrent)
+        return [f"GPU {device}: {p}" for p in found]
+
+    if options.concurrent:
+        with ThreadPoolExecutor(max_workers=len(devices)) as pool:
+            problems = [p for found in pool.map(one, devices) for p in found]
+    else:
+        problems = [p for d in devices for p in one(d)]
+    path = node_summary.write(folder)
+    print(f"gmb: wrote {path}", flush=True)
+    return problems
 
 
 def build(repo: Path, env: dict[str, str], preset: str | None, cuda_archs: str | None,
@@ -257,16 +319,16 @@ def _device_info(binary: str, device: int, repo: Path, env: dict[str, str]) -> d
 
 
 def _run_flavor(
-    flavor: str, binary: str, folder: Path, options: Options, repo: Path, env: dict[str, str],
-    progress: str | None,
+    flavor: str, binary: str, folder: Path, device: int, options: Options, repo: Path,
+    env: dict[str, str], progress: str | None, to_log: bool = False,
 ) -> FlavorRun:
     """Run one flavor; a failure is recorded, not raised, so the other flavors still run. With
     `progress` (a terminal) the binary draws its progress line on stderr and its table goes to
-    <flavor>.log; otherwise its output streams as it comes."""
+    <flavor>.log, as with `to_log`; otherwise its output streams as it comes."""
     out_json = _shown_path(folder / json_name(flavor), repo)
     health_json = _shown_path(folder / health.health_file(flavor), repo)
     command = benchmark_command(
-        binary, options.device, options.repetitions, out_json, options.passthrough,
+        binary, device, options.repetitions, out_json, options.passthrough,
         health_json, progress,
     )
     shown = " ".join(f"{var}={shlex.quote(env[var])}" for var in _DEVICE_ENV if var in env)
@@ -274,7 +336,7 @@ def _run_flavor(
     print(f"gmb: {shown}", flush=True)
     start = time.monotonic()
     try:
-        if progress:
+        if progress or to_log:
             with open(folder / f"{flavor}.log", "w", encoding="utf-8") as log:
                 returncode = subprocess.run(command, cwd=repo, env=env, stdout=log).returncode
         else:

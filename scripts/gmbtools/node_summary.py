@@ -1,0 +1,120 @@
+"""The summary of a node run (`gmb run --devices`): every GPU's headline numbers side by side,
+the node's median and spread, and any GPU more than 5% below the median flagged.
+
+A node folder holds `node.json` (the GPUs and the command) and a `gpu<index>-<uuid>/` results
+folder per GPU, each with its own summary.md. Standard library only, like `gmb run`.
+"""
+
+import json
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .errors import GmbError
+from .flavors import FLAVORS
+from .results import Results, load_folder, median_by_name
+from .summary import MEMCPY, MEMSET, headline_picks
+
+NODE_FILE = "node.json"
+FLAG_BELOW = 0.95  # a GPU this far under the node's median on a headline benchmark
+LABELS = ("best read", "best write", "best copy", MEMCPY, MEMSET)
+
+
+@dataclass(frozen=True)
+class NodeDevice:
+    index: int
+    uuid: str
+    name: str
+    folder: str  # gpu<index>-<uuid>, inside the node folder
+
+
+@dataclass(frozen=True)
+class Node:
+    gmb_command: str
+    concurrent: bool
+    devices: list[NodeDevice] = field(default_factory=list)
+
+
+def is_node(folder: Path) -> bool:
+    return (folder / NODE_FILE).is_file()
+
+
+def save_node(folder: Path, node: Node) -> None:
+    (folder / NODE_FILE).write_text(json.dumps(asdict(node), indent=2) + "\n")
+
+
+def load_node(folder: Path) -> Node:
+    path = folder / NODE_FILE
+    try:
+        data = json.loads(path.read_text())
+        devices = [NodeDevice(**d) for d in data.pop("devices")]
+        return Node(devices=devices, **data)
+    except (OSError, ValueError, TypeError, KeyError) as err:
+        raise GmbError(f"{path}: unreadable node record ({err})") from None
+
+
+def headlines(results: Results) -> dict[str, float]:
+    """GB/s of the best read, write and copy and of the references in one file."""
+    medians = median_by_name(results.records)
+    names = {label: name for name, label in headline_picks(medians).items()}
+    names |= {MEMCPY: MEMCPY, MEMSET: MEMSET}
+    values = {}
+    for label, name in names.items():
+        m = medians.get(name)
+        if m is not None and m.error is None and m.bytes_per_second:
+            values[label] = m.bytes_per_second / 1e9
+    return values
+
+
+def write(folder: Path) -> Path:
+    """summary.md of a node folder, from node.json and the GPUs' result files."""
+    node = load_node(folder)
+    how = "all at once" if node.concurrent else "one after another"
+    lines = [
+        "# gmembench node summary", "",
+        f"{len(node.devices)} GPU(s), run {how}: `{node.gmb_command}`. Each GPU's own summary "
+        f"is in its folder; a ⚠ marks a headline more than {100 * (1 - FLAG_BELOW):.0f}% below "
+        "the node's median.", "",
+    ]
+    flagged: list[str] = []
+    for flavor in FLAVORS:
+        table = {}
+        for d in node.devices:
+            loaded = load_folder(folder / d.folder).get(flavor)
+            if isinstance(loaded, Results):
+                table[d] = headlines(loaded)
+            elif isinstance(loaded, str):
+                flagged.append(f"GPU {d.index} ({flavor}): {loaded}")
+        if table:
+            lines += _flavor_table(flavor, table, flagged)
+    lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
+    path = folder / "summary.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _flavor_table(flavor: str, table: dict[NodeDevice, dict[str, float]],
+                  flagged: list[str]) -> list[str]:
+    medians = {label: statistics.median(v[label] for v in table.values() if label in v)
+               for label in LABELS if any(label in v for v in table.values())}
+    lines = [f"## {flavor}", "",
+             "| GPU | model | folder | " + " | ".join(medians) + " |",
+             "|---|---|---|" + "---:|" * len(medians)]
+    for d, values in sorted(table.items(), key=lambda item: item[0].index):
+        cells = []
+        for label, median in medians.items():
+            value = values.get(label)
+            low = value is not None and value < FLAG_BELOW * median
+            if low:
+                flagged.append(f"GPU {d.index} ({flavor}): {label} {value:.1f} GB/s, "
+                               f"{value / median:.3f} of the node's median")
+            cells.append("" if value is None else f"{value:.1f}" + (" ⚠" if low else ""))
+        lines.append(f"| {d.index} | {d.name} | [{d.folder}]({d.folder}/summary.md) | "
+                     + " | ".join(cells) + " |")
+    lines.append("| median | | | " + " | ".join(f"{m:.1f}" for m in medians.values()) + " |")
+    spreads = []
+    for label in medians:
+        values = [v[label] for v in table.values() if label in v]
+        spreads.append(f"{100 * (max(values) / min(values) - 1):.1f}%")
+    lines += ["| spread (max / min − 1) | | | " + " | ".join(spreads) + " |", ""]
+    return lines
