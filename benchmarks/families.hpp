@@ -1,5 +1,6 @@
 #pragma once
 // Every benchmark family's cases; main registers them, the device tests run them.
+#include <string>
 #include <vector>
 
 #include "benchmarks/harness.cuh"
@@ -22,14 +23,22 @@ std::vector<bench_case> inflight_cases(environment& env, sweep s);
 std::vector<bench_case> tlb_cases(environment& env, sweep s);
 std::vector<bench_case> transpose_cases(environment& env, sweep s);
 std::vector<bench_case> reduce_cases(environment& env, sweep s);
+std::vector<bench_case> peer_cases(environment& env, sweep s);
+
+/// The GPU the peer family pairs `device` with, or -1 and why there is none.
+struct peer_partner {
+  int device;
+  std::string reason;
+};
+peer_partner describe_peer(int device);
 
 /// All families, in the order they are registered.
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
-  for (auto family : {reference_cases, coalesced_cases, vector_cases, offset_cases,
-                      stride_cases, aos_cases, warp_cases, matrix_cases, reuse_cases,
-                      cache_op_cases, working_set_cases, latency_cases, tlb_cases,
-                      inflight_cases, transpose_cases, reduce_cases}) {
+  for (auto family :
+       {reference_cases, coalesced_cases, vector_cases, offset_cases, stride_cases, aos_cases,
+        warp_cases, matrix_cases, reuse_cases, cache_op_cases, working_set_cases, latency_cases,
+        tlb_cases, inflight_cases, transpose_cases, reduce_cases, peer_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

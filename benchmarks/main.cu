@@ -217,6 +217,9 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   entries.emplace_back("gmb_profile", opt.profile ? "1" : "0");
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("git_sha", GMB_GIT_SHA);
+  const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
+  entries.emplace_back(
+      "gmb_peer", peer.device >= 0 ? std::to_string(peer.device) : "none (" + peer.reason + ")");
   return entries;
 }
 

@@ -47,7 +47,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   const auto cases = all_cases(*env_);
   std::map<std::string, int> per_family;
   for (const auto& c : cases) ++per_family[family_of(c.name)];
-  EXPECT_EQ(per_family["ref"], 2);
+  const bool peer = describe_peer(env_->device().ordinal).device >= 0;
+  EXPECT_EQ(per_family["ref"], peer ? 4 : 2);  // memcpy_peer both ways with a partner
+  EXPECT_EQ(per_family["peer"], peer ? 16 : 0);
   EXPECT_EQ(per_family["read"] + per_family["write"] + per_family["copy"], 3 * 4 * 4 * 2);
   EXPECT_EQ(per_family["vector"], 5 * 4);
   EXPECT_GT(per_family["offset"], 0);
@@ -157,6 +159,13 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_LT(counters["sm_clock_mhz"], 1.05e-3 * env_->device().max_sm_clock_khz);
       continue;
     }
+    if (family == "peer" || starts_with(c.name, "ref/memcpy_peer/")) {
+      // verify() checked the partner's array or the output (PeerFamily... checks the names).
+      EXPECT_GT(c.bytes_read + c.bytes_written, 0.0);
+      EXPECT_LE(c.bytes_read, array);
+      EXPECT_LE(c.bytes_written, array);
+      continue;
+    }
     if (family == "matrix") {  // verify() checked the matrix and the untouched padding
       EXPECT_GT(c.bytes_read, 0.0);
       EXPECT_EQ(c.bytes_read, c.bytes_written);
@@ -202,6 +211,28 @@ TEST_F(Cases, ScreeningBenchmarksAreInTheQuickSweep) {
   for (const auto& c : all_cases(*env_, sweep::kQuick)) names.insert(c.name);
   for (std::string_view name : kScreenBenchmarks) {
     EXPECT_EQ(names.count(std::string(name)), 1u) << name;
+  }
+}
+
+TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
+  const peer_partner partner = describe_peer(env_->device().ordinal);
+  const auto cases = peer_cases(*env_, sweep::kQuick);
+  if (partner.device < 0) {
+    EXPECT_TRUE(cases.empty());
+    EXPECT_FALSE(partner.reason.empty());
+    GTEST_SKIP() << "no peer: " << partner.reason;
+  }
+  std::set<std::string> names;
+  for (const auto& c : cases) names.insert(c.name);
+  for (const char* name :
+       {"peer/read/f32/ilp:1", "peer/write/f32x4/ilp:4", "peer/copy/f32x4/ilp:4/dir:pull",
+        "peer/copy/f32/ilp:1/dir:push", "ref/memcpy_peer/dir:pull", "ref/memcpy_peer/dir:push"}) {
+    EXPECT_EQ(names.count(name), 1u) << name;
+  }
+  EXPECT_EQ(cases.size(), 18u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(run_untimed(*env_, c), "");
   }
 }
 

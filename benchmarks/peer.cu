@@ -1,0 +1,202 @@
+// Peer family (the coalesced kernels of kernels/coalesced.cuh over NVLink or PCIe): a kernel on
+// this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count, through
+// peer access (cudaDeviceEnablePeerAccess). Names: peer/read/f32x4/ilp:4,
+// peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here) and dir:push
+// (here -> partner); the copy engine in the same run: ref/memcpy_peer/dir:pull|push
+// (cudaMemcpyPeerAsync). Bytes as everywhere: read + written. The partner's buffer is one array,
+// made on first use and kept for the process. With one GPU, or without peer access, the family
+// is empty and describe_peer says why. Never NVLink multicast.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "benchmarks/families.hpp"
+#include "gmb/element_types.cuh"
+#include "gmb/naming.hpp"
+#include "kernels/coalesced.cuh"
+
+namespace gmb {
+
+namespace {
+
+/// Makes `device` current for a scope (peer buffers are made and freed on their own GPU).
+class scoped_device {
+ public:
+  explicit scoped_device(int device) {
+    GMB_CUDA_CHECK(cudaGetDevice(&saved_));
+    GMB_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~scoped_device() { cudaSetDevice(saved_); }
+  scoped_device(const scoped_device&) = delete;
+  scoped_device& operator=(const scoped_device&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
+/// The partner GPU and the array on it.
+struct peer_state {
+  int peer = -1;
+  std::size_t bytes = 0;
+  device_buffer remote;
+  device_buffer& buffer() {
+    if (remote.bytes() == 0) {
+      const scoped_device on_peer(peer);
+      remote = device_buffer(bytes);
+    }
+    return remote;
+  }
+  ~peer_state() {
+    if (remote.bytes() == 0) return;
+    const scoped_device on_peer(peer);
+    remote = device_buffer();
+  }
+};
+
+/// Lets `from` map `to`'s memory (already enabled counts as done).
+void enable_peer_access(int from, int to) {
+  const scoped_device on(from);
+  const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
+  if (err == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();  // clear it
+    return;
+  }
+  GMB_CUDA_CHECK(err);
+}
+
+template <class T, unsigned Ilp>
+void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
+                 std::vector<bench_case>& cases) {
+  constexpr std::size_t kTile = std::size_t(kCoalescedBlock) * Ilp;
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  const std::size_t tiles = n / kTile;
+  const auto grid = static_cast<unsigned>(tiles);
+  const double bytes = static_cast<double>(tiles * kTile * sizeof(T));
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  const auto load_model =
+      predict_traffic(map, tiles * kCoalescedBlock, sizeof(T), access_kind::kLoad);
+  const auto store_model =
+      predict_traffic(map, tiles * kCoalescedBlock, sizeof(T), access_kind::kStore);
+  const char* type = element_traits<T>::kName;
+  const auto ilp = name_param("ilp", Ilp);
+
+  bench_case read;
+  read.name = bench_name("peer", std::string("read/") + type, {ilp});
+  read.prepare = [state](environment& e) {
+    state->buffer().fill(kInputPattern, e.stream());
+    e.reset_counter();
+  };
+  const checking_read_launch launch = [state, grid, tiles](environment& e, word_pattern expected) {
+    coalesced_read<T, Ilp, cache_op::kDefault><<<grid, kCoalescedBlock, 0, e.stream()>>>(
+        state->remote.data<const T>(), tiles, expected, e.counter());
+  };
+  read.launch = [launch](environment& e) { launch(e, kInputPattern); };
+  read.verify = [state, launch, n = tiles * kTile](environment& e) {
+    return verify_checking_read(e, state->buffer(), kInputPattern, n, launch);
+  };
+  read.bytes_read = bytes;
+  read.model = load_model;
+  cases.push_back(std::move(read));
+
+  bench_case write;
+  write.name = bench_name("peer", std::string("write/") + type, {ilp});
+  write.prepare = [state](environment& e) { state->buffer().poison(e.stream()); };
+  write.launch = [state, grid, tiles](environment& e) {
+    coalesced_write<T, Ilp, store_op::kDefault>
+        <<<grid, kCoalescedBlock, 0, e.stream()>>>(state->remote.data<T>(), tiles, kWritePattern);
+  };
+  write.verify = [state](environment& e) {
+    return verify_words(e, state->buffer(), kWritePattern, "partner's array");
+  };
+  write.bytes_written = bytes;
+  write.model = store_model;
+  cases.push_back(std::move(write));
+
+  for (const bool pull : {true, false}) {
+    bench_case copy;
+    copy.name = bench_name("peer", std::string("copy/") + type,
+                           {ilp, name_param("dir", pull ? "pull" : "push")});
+    copy.prepare = [state, pull](environment& e) {
+      (pull ? state->buffer() : e.in()).fill(kInputPattern, e.stream());
+      (pull ? e.out() : state->buffer()).poison(e.stream());
+    };
+    copy.launch = [state, grid, tiles, pull](environment& e) {
+      const T* from = pull ? state->remote.data<const T>() : e.in().data<const T>();
+      T* to = pull ? e.out().data<T>() : state->remote.data<T>();
+      coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>
+          <<<grid, kCoalescedBlock, 0, e.stream()>>>(from, to, tiles);
+    };
+    copy.verify = [state, pull](environment& e) {
+      return pull ? verify_words(e, e.out(), kInputPattern, "out")
+                  : verify_words(e, state->buffer(), kInputPattern, "partner's array");
+    };
+    copy.bytes_read = copy.bytes_written = bytes;
+    copy.model = load_model + store_model;
+    cases.push_back(std::move(copy));
+  }
+}
+
+void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
+                std::vector<bench_case>& cases) {
+  const int self = env.device().ordinal;
+  for (const bool pull : {true, false}) {
+    bench_case c;
+    c.name = bench_name("ref", "memcpy_peer", {name_param("dir", pull ? "pull" : "push")});
+    c.prepare = [state, pull](environment& e) {
+      (pull ? state->buffer() : e.in()).fill(kInputPattern, e.stream());
+      (pull ? e.out() : state->buffer()).poison(e.stream());
+    };
+    c.launch = [state, pull, self](environment& e) {
+      const int peer = state->peer;
+      if (pull) {
+        GMB_CUDA_CHECK(cudaMemcpyPeerAsync(e.out().data(), self, state->remote.data(), peer,
+                                           e.array_bytes(), e.stream()));
+      } else {
+        GMB_CUDA_CHECK(cudaMemcpyPeerAsync(state->remote.data(), peer, e.in().data(), self,
+                                           e.array_bytes(), e.stream()));
+      }
+    };
+    c.verify = [state, pull](environment& e) {
+      return pull ? verify_words(e, e.out(), kInputPattern, "out")
+                  : verify_words(e, state->buffer(), kInputPattern, "partner's array");
+    };
+    c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
+    cases.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+peer_partner describe_peer(int device) {
+  int count = 0;
+  GMB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (count < 2) return {-1, "one GPU visible"};
+  const int peer = (device + 1) % count;
+  int there = 0, back = 0;
+  GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&there, device, peer));
+  GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, peer, device));
+  if (!there || !back) {
+    return {-1, "GPU " + std::to_string(device) + " and GPU " + std::to_string(peer) +
+                    " have no peer access"};
+  }
+  return {peer, ""};
+}
+
+std::vector<bench_case> peer_cases(environment& env, sweep) {
+  const peer_partner partner = describe_peer(env.device().ordinal);
+  if (partner.device < 0) return {};
+  enable_peer_access(env.device().ordinal, partner.device);
+  enable_peer_access(partner.device, env.device().ordinal);
+  auto state = std::make_shared<peer_state>();
+  state->peer = partner.device;
+  state->bytes = env.array_bytes();
+  std::vector<bench_case> cases;
+  add_kernels<float, 1>(env, state, cases);
+  add_kernels<float, 4>(env, state, cases);
+  add_kernels<float4, 1>(env, state, cases);
+  add_kernels<float4, 4>(env, state, cases);
+  add_memcpy(env, state, cases);
+  return cases;
+}
+
+}  // namespace gmb
