@@ -220,6 +220,15 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
   entries.emplace_back(
       "gmb_peer", peer.device >= 0 ? std::to_string(peer.device) : "none (" + peer.reason + ")");
+  if (peer.device >= 0) {  // what the driver says of the pair (cudaDeviceGetP2PAttribute)
+    for (const auto& [key, attribute] :
+         {std::pair{"gmb_peer_performance_rank", cudaDevP2PAttrPerformanceRank},
+          std::pair{"gmb_peer_native_atomics", cudaDevP2PAttrNativeAtomicSupported}}) {
+      int value = 0;
+      GMB_CUDA_CHECK(cudaDeviceGetP2PAttribute(&value, attribute, device.ordinal, peer.device));
+      entries.emplace_back(key, std::to_string(value));
+    }
+  }
   return entries;
 }
 
