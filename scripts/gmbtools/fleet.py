@@ -94,19 +94,25 @@ def submit(options: SubmitOptions, repo: Path | None = None) -> Path:
     print(f"gmb: fleet folder {folder}", flush=True)
     print(f"gmb: {shlex.join(launcher)}", flush=True)
     try:
-        proc = subprocess.run(launcher, capture_output=not inside, text=True)
+        if inside:
+            subprocess.run(launcher)  # each task's status.json says how it went
+            return folder
+        proc = subprocess.Popen(launcher, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
     except FileNotFoundError:
         raise GmbError(f"{launcher[0]} not found: gmb fleet needs Slurm's commands on PATH") \
             from None
-    if not inside:
-        job_id = proc.stdout.strip().split(";")[0]
-        if job_id.isdigit():
-            manifest.job_id = job_id
-            save_manifest(folder, manifest)
-            print(f"gmb: submitted batch job {job_id}", flush=True)
-        if proc.returncode != 0 and not job_id.isdigit():
-            lines = [line for line in proc.stderr.splitlines() if line.strip()]
-            raise GmbError(f"sbatch failed: {lines[-1] if lines else proc.returncode}")
+    # sbatch --parsable prints "<id>" or "<id>;<cluster>" as soon as the job is queued (then
+    # --wait holds it until the job ends).
+    job_id = (proc.stdout.readline() if proc.stdout else "").strip().split(";")[0]
+    if job_id.isdigit():
+        manifest.job_id = job_id
+        save_manifest(folder, manifest)
+        print(f"gmb: submitted batch job {job_id}", flush=True)
+    _, stderr = proc.communicate()
+    if not job_id.isdigit():
+        reason = _last_line(stderr) or f"exit code {proc.returncode}"
+        raise GmbError(f"sbatch failed: {reason} (fleet folder {folder})")
     return folder
 
 
@@ -132,7 +138,8 @@ def batch_script(options: SubmitOptions, folder: Path, task_command: list[str]) 
 
 def _srun(options: SubmitOptions) -> list[str]:
     """srun inside an existing allocation, with the job's shape."""
-    command = ["srun", "--kill-on-bad-exit=0", f"--nodes={options.nodes}",
+    # --overlap: the shell this runs in may itself be a step holding the allocation's CPUs.
+    command = ["srun", "--overlap", "--kill-on-bad-exit=0", f"--nodes={options.nodes}",
                f"--ntasks-per-node={options.gpus_per_node}"]
     if options.request_gpus:
         command.append("--gpus-per-task=1")
@@ -155,10 +162,15 @@ def load_manifest(folder: Path) -> Manifest:
     if not path.is_file():
         raise GmbError(f"{folder}: not a fleet folder (no {MANIFEST}; gmb fleet submit makes it)")
     try:
-        data = json.loads(path.read_text())
-        return Manifest(**data)
+        manifest = Manifest(**json.loads(path.read_text()))
     except (json.JSONDecodeError, TypeError) as err:
         raise GmbError(f"{path}: not a fleet manifest ({err})") from None
+    counts = (manifest.nodes, manifest.tasks_per_node, manifest.tasks, manifest.repetitions,
+              manifest.task_timeout_s)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in counts) \
+            or not isinstance(manifest.binary, str):
+        raise GmbError(f"{path}: not a fleet manifest (counts must be positive integers)")
+    return manifest
 
 
 # --- one task ------------------------------------------------------------------------------
@@ -168,10 +180,11 @@ def task(folder: Path) -> int:
     says it. Returns the exit status Slurm records (0 when the screen passed)."""
     manifest = load_manifest(folder)
     host = os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
-    rank = int(os.environ.get("SLURM_PROCID", "0"))
-    # Slurm's GPU binding leaves one visible device; without it, the task's rank on its node.
-    device = 0 if os.environ.get("CUDA_VISIBLE_DEVICES") else int(
-        os.environ.get("SLURM_LOCALID", "0"))
+    rank = _env_index("SLURM_PROCID")
+    # Slurm's GPU binding leaves the task one visible device; otherwise (no GPU request, or a
+    # job-wide list) the task's rank on its node picks it.
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    device = 0 if len(visible) == 1 else _env_index("SLURM_LOCALID")
     status: dict[str, Any] = {"host": host, "rank": rank, "device": device,
                               "state": "running", "started": _now()}
     deadline = time.monotonic() + manifest.task_timeout_s
@@ -179,7 +192,9 @@ def task(folder: Path) -> int:
     uuid = info.get("gpu_uuid") if isinstance(info, dict) else None
     where = folder / host / (uuid if isinstance(uuid, str) and uuid else f"task-{rank}")
     where.mkdir(parents=True, exist_ok=True)
-    status.update({"gpu_uuid": uuid, "gpu_name": info.get("gpu_name") if uuid else None})
+    name = info.get("gpu_name") if isinstance(info, dict) else None
+    status.update({"gpu_uuid": uuid if isinstance(uuid, str) else None,
+                   "gpu_name": name if isinstance(name, str) else None})
     _write_json(where / STATUS, status)
     if isinstance(info, str):  # the query failed: its one-line reason
         return _finish(where, status, "timeout" if info.startswith("timeout") else "failed", info)
@@ -193,6 +208,13 @@ def task(folder: Path) -> int:
         return _finish(where, status, "ok", None)
     return _finish(where, status, "timeout" if outcome.startswith("timeout") else "failed",
                    outcome)
+
+
+def _env_index(name: str) -> int:
+    text = os.environ.get(name, "0")
+    if not text.isdigit():
+        raise GmbError(f"{name}={text!r} is not a task index (is this a Slurm task?)")
+    return int(text)
 
 
 def _query(binary: str, device: int, deadline: float) -> dict[str, Any] | str:

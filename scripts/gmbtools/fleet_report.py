@@ -70,9 +70,11 @@ def collect(folder: Path) -> Fleet:
     tasks = [_task(path.parent, folder) for path in sorted(folder.glob(f"*/*/{fleet.STATUS}"))]
     seen = {t.rank for t in tasks}
     job = f"slurm-{manifest.job_id}.out" if manifest.job_id else "the job's output"
+    # A status too broken to name its rank stands for one of the unseen ranks: not missing too.
+    unseen = [rank for rank in range(manifest.tasks) if rank not in seen]
     tasks += [Task(host="?", folder="", rank=rank, gpu_uuid=None, gpu_name=None, state="missing",
                    error=f"no {fleet.STATUS}: the task never started (see {job})")
-              for rank in range(manifest.tasks) if rank not in seen]
+              for rank in unseen[:max(0, manifest.tasks - len(tasks))]]
     values: dict[tuple[str, str], list[float]] = {}
     for t in tasks:
         for name, metric in t.metrics.items():
@@ -87,13 +89,16 @@ def _task(where: Path, folder: Path) -> Task:
         status = json.loads((where / fleet.STATUS).read_text())
         if not isinstance(status, dict):
             raise ValueError("not a JSON object")
+        wrong = [key for key, kinds in _STATUS_FIELDS.items()
+                 if not isinstance(status.get(key), kinds) or isinstance(status.get(key), bool)]
+        if wrong:
+            raise ValueError(f"missing or wrong {', '.join(wrong)}")
     except (OSError, ValueError) as err:
         return Task(host=where.parent.name, folder=relative, rank=None, gpu_uuid=None,
                     gpu_name=None, state="corrupt", error=f"{fleet.STATUS}: {err}")
-    task = Task(host=str(status.get("host", where.parent.name)), folder=relative,
-                rank=status.get("rank") if isinstance(status.get("rank"), int) else None,
+    task = Task(host=status["host"], folder=relative, rank=status["rank"],
                 gpu_uuid=status.get("gpu_uuid"), gpu_name=status.get("gpu_name"),
-                state=str(status.get("state")), error=status.get("error"))
+                state=status["state"], error=status.get("error"))
     if task.state == "running":
         task.state = "unfinished"
         task.error = ("status.json still says running: the task was killed (the job's time "
@@ -104,6 +109,11 @@ def _task(where: Path, folder: Path) -> Task:
         except GmbError as err:
             task.state, task.error = "corrupt", str(err)
     return task
+
+
+# What a status.json must hold, and of which type (None: may be absent).
+_STATUS_FIELDS = {"host": str, "rank": int, "state": str, "error": (str, type(None)),
+                  "gpu_uuid": (str, type(None)), "gpu_name": (str, type(None))}
 
 
 def _metrics(path: Path) -> dict[str, Metric]:

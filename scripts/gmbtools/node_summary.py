@@ -1,5 +1,6 @@
 """The summary of a node run (`gmb run --devices`): every GPU's headline numbers side by side,
-the node's median and spread, and any GPU more than 5% below the median flagged.
+per flavor and GPU model the median and spread, and any GPU more than 5% below that median
+flagged.
 
 A node folder holds `node.json` (the GPUs and the command) and a `gpu<index>-<uuid>/` results
 folder per GPU, each with its own summary.md. Standard library only, like `gmb run`.
@@ -74,7 +75,7 @@ def write(folder: Path) -> Path:
         "# gmembench node summary", "",
         f"{len(node.devices)} GPU(s), run {how}: `{node.gmb_command}`. Each GPU's own summary "
         f"is in its folder; a ⚠ marks a headline more than {100 * (1 - FLAG_BELOW):.0f}% below "
-        "the node's median.", "",
+        "the median of the node's GPUs of its model.", "",
     ]
     flagged: list[str] = []
     for flavor in FLAVORS:
@@ -85,8 +86,9 @@ def write(folder: Path) -> Path:
                 table[d] = headlines(loaded)
             elif isinstance(loaded, str):
                 flagged.append(f"GPU {d.index} ({flavor}): {loaded}")
-        if table:
-            lines += _flavor_table(flavor, table, flagged)
+        for model in sorted({d.name for d in table}):  # GPUs are compared within a model
+            group = {d: v for d, v in table.items() if d.name == model}
+            lines += _flavor_table(f"{flavor} · {model}", group, flagged)
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
     path = folder / "summary.md"
     path.write_text("\n".join(lines))
@@ -107,7 +109,7 @@ def _flavor_table(flavor: str, table: dict[NodeDevice, dict[str, float]],
             low = value is not None and value < FLAG_BELOW * median
             if low:
                 flagged.append(f"GPU {d.index} ({flavor}): {label} {value:.1f} GB/s, "
-                               f"{value / median:.3f} of the node's median")
+                               f"{value / median:.3f} of the median")
             cells.append("" if value is None else f"{value:.1f}" + (" ⚠" if low else ""))
         lines.append(f"| {d.index} | {d.name} | [{d.folder}]({d.folder}/summary.md) | "
                      + " | ".join(cells) + " |")

@@ -152,10 +152,10 @@ def run(options: Options, repo: Path | None = None) -> Path:
     # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
     # `nvidia-smi -i N` the same GPU unless the user chose an order.
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    devices = resolve_devices(options.devices, env) if options.devices else [options.device]
     preset = build(repo, env, options.preset, options.cuda_archs,
                    [BINARIES[flavor] for flavor in options.flavors])
     binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
-    devices = resolve_devices(options.devices, env) if options.devices else [options.device]
     infos = {d: _device_info(binaries[options.flavors[0]], d, repo, env) for d in devices}
     results_root = (options.out or repo / "results").resolve()
     folder = make_run_dir(results_root, infos[devices[0]]["gpu_slug"], datetime.now())
@@ -172,7 +172,8 @@ def run(options: Options, repo: Path | None = None) -> Path:
 
 
 def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
-    """`all` (every GPU nvidia-smi lists) or `0,2`: the device indices of a node run."""
+    """`all` (every GPU CUDA sees: those CUDA_VISIBLE_DEVICES lists, else every GPU nvidia-smi
+    lists) or `0,2`: the device indices of a node run."""
     if text != "all":
         try:
             devices = [int(part) for part in text.split(",") if part.strip()]
@@ -181,6 +182,11 @@ def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
         if not devices or min(devices) < 0:
             raise GmbError(f"--devices: {text!r} is not 'all' or a list like 0,2", 2)
         return list(dict.fromkeys(devices))
+    visible = [d for d in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    if "CUDA_VISIBLE_DEVICES" in env:
+        if not visible:
+            raise GmbError("--devices all: CUDA_VISIBLE_DEVICES is empty: no GPU is visible")
+        return list(range(len(visible)))
     try:
         listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
                                 capture_output=True, text=True, env=env)
@@ -194,17 +200,29 @@ def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
 
 
 def _run_device(folder: Path, device: int, binaries: dict[str, str], options: Options,
-                preset: str, repo: Path, env: dict[str, str], interactive: bool,
-                to_logs: bool = False) -> list[str]:
+                preset: str, repo: Path, env: dict[str, str], interactive: bool) -> list[str]:
     """Every flavor on one GPU into `folder`, then run_info.json, summary.md and the figures;
     returns what went wrong. On a terminal, a progress line per flavor replaces Google
-    Benchmark's table (kept in <flavor>.log); `to_logs` keeps every table in its log (GPUs
-    running at once)."""
-    runs = [
+    Benchmark's table (kept in <flavor>.log)."""
+    runs = _run_flavors(folder, device, binaries, options, repo, env, interactive)
+    return _finish_device(folder, runs, options, preset)
+
+
+def _run_flavors(folder: Path, device: int, binaries: dict[str, str], options: Options,
+                 repo: Path, env: dict[str, str], interactive: bool,
+                 to_logs: bool = False) -> list[FlavorRun]:
+    """The flavors, in order; `to_logs` keeps every table in its <flavor>.log (GPUs running
+    at once)."""
+    return [
         _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
                     f"{flavor} {k}/{len(options.flavors)}" if interactive else None, to_logs)
         for k, flavor in enumerate(options.flavors, start=1)
     ]
+
+
+def _finish_device(folder: Path, runs: list[FlavorRun], options: Options,
+                   preset: str) -> list[str]:
+    """run_info.json, summary.md and the figures of one GPU's folder; what went wrong."""
     states = {flavor: health.load_state(folder, flavor) for flavor in options.flavors}
     record = RunInfo(
         gmb_command=options.gmb_command,
@@ -234,16 +252,21 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
                                          name=str(infos[d].get("gpu_name")),
                                          folder=subfolders[d].name) for d in devices]))
 
-    def one(device: int) -> list[str]:
-        found = _run_device(subfolders[device], device, binaries, options, preset, repo, env,
-                            False, to_logs=options.concurrent)
-        return [f"GPU {device}: {p}" for p in found]
+    def flavors(device: int) -> list[FlavorRun]:
+        return _run_flavors(subfolders[device], device, binaries, options, repo, env, False,
+                            to_logs=options.concurrent)
 
-    if options.concurrent:
+    problems = []
+    if options.concurrent:  # the binaries at once; summaries and figures one at a time after
         with ThreadPoolExecutor(max_workers=len(devices)) as pool:
-            problems = [p for found in pool.map(one, devices) for p in found]
+            runs = dict(zip(devices, pool.map(flavors, devices)))
+        for d in devices:
+            problems += [f"GPU {d}: {p}"
+                         for p in _finish_device(subfolders[d], runs[d], options, preset)]
     else:
-        problems = [p for d in devices for p in one(d)]
+        for d in devices:
+            problems += [f"GPU {d}: {p}"
+                         for p in _finish_device(subfolders[d], flavors(d), options, preset)]
     path = node_summary.write(folder)
     print(f"gmb: wrote {path}", flush=True)
     return problems
@@ -346,7 +369,7 @@ def _run_flavor(
         returncode = 127
     wall_s = round(time.monotonic() - start, 3)
     if returncode != 0:
-        print(f"gmb: flavor {flavor} failed with exit code {returncode}; going on",
+        print(f"gmb: flavor {flavor} on GPU {device} failed with exit code {returncode}; going on",
               file=sys.stderr, flush=True)
     return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s)
 

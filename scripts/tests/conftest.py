@@ -6,13 +6,18 @@ Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with 
 parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are runs of the suite on an H200
 committed under results/, trimmed to the benchmarks the tests use by fixtures/trim_run.py and
 kept under fixtures/runs/ (fixtures/README.md says which run, which commit, which benchmarks), so
-no test reads results/. `gmb(...)` runs the CLI as a user does.
+no test reads results/. `gmb(...)` runs the CLI as a user does. `slurm_cluster` is a private
+one-node Slurm cluster (slurm_cluster.py) for the tests that submit jobs.
 """
 
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+import slurm_cluster as slurm
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
@@ -29,7 +34,21 @@ SYNTHETIC_FAMILIES = {flavor: FIXTURES / f"synthetic_families_{flavor}.json"
 H200_RUN = FIXTURES / "runs" / "h200-baselines"
 # results/nvidia-h200/20261122-030335 (every family, 5 repetitions): default, ca and cg.
 CACHING_RUN = FIXTURES / "runs" / "h200-catalog"
+# Screening runs (fixtures/README.md): four lent H200s, then an H100.
+SCREEN_RUNS = [FIXTURES / "runs" / name for name in (
+    "screen-h200-20261123-091332", "screen-h200-20261123-092452", "screen-h200-20261123-105448",
+    "screen-h200-20261123-121406", "screen-h100-20261123-122232")]
 GMB = SCRIPTS / "gmb"
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory):
+    """A started one-node Slurm cluster, shared by the session; stopped at its end."""
+    ok, why = slurm.available()
+    if not ok:
+        pytest.skip(why)
+    with slurm.SlurmCluster(tmp_path_factory.mktemp("slurm")) as cluster:
+        yield cluster
 
 
 def gmb(*args):

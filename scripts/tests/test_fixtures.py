@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import CACHING_RUN, FIXTURES, H200_RUN, SYNTHETIC_DEFAULT
+from conftest import CACHING_RUN, FIXTURES, H200_RUN, SCREEN_RUNS, SYNTHETIC_DEFAULT
 
 spec = importlib.util.spec_from_file_location("trim_run", FIXTURES / "trim_run.py")
 trim_run = importlib.util.module_from_spec(spec)
@@ -37,7 +37,7 @@ def test_trim_refuses_to_write_an_empty_run():
 
 def test_the_runs_in_conftest_are_the_recipe():
     assert {FIXTURES / dest for dest in trim_run.RUNS} == {H200_RUN, CACHING_RUN,
-                                                          FIXTURES / "docs" / "run"}
+                                                          FIXTURES / "docs" / "run", *SCREEN_RUNS}
     for dest, (_, _, files) in trim_run.RUNS.items():
         assert sorted(p.name for p in (FIXTURES / dest).iterdir()) == sorted(files)
 

@@ -1,19 +1,20 @@
 """gmb run --devices: choosing the GPUs, and the node's summary on results from real GPUs."""
 
-import gzip
 import json
-import shutil
+import re
 from pathlib import Path
 
 import pytest
+from conftest import SCREEN_RUNS
 
 from gmbtools import node_summary, run
 from gmbtools.cli import main
 from gmbtools.errors import GmbError
 
 REPO = Path(__file__).resolve().parents[2]
-# Four lent H200s, each one's default run, as the four GPUs of one node.
-H200_RUNS = ["20261123-091332", "20261123-092452", "20261123-105448", "20261123-121406"]
+# Four lent H200s as the four GPUs of one node: their default runs cut to the screening
+# benchmarks (fixtures/README.md), and an H100.
+H200_RUNS, H100_RUN = SCREEN_RUNS[:4], SCREEN_RUNS[4]
 
 
 def test_devices_are_a_list_or_all():
@@ -33,13 +34,13 @@ def test_concurrent_needs_devices(capsys):
     assert "--concurrent needs --devices" in capsys.readouterr().err
 
 
-def make_node(folder: Path, slow_read: float | None = None) -> Path:
-    """A node folder of the four real runs' default files; with `slow_read`, GPU 3's best
-    reads are divided by it, as a GPU with a slow memory would show."""
+def make_node(folder: Path, slow_read: float | None = None,
+              runs: tuple[Path, ...] = tuple(H200_RUNS)) -> Path:
+    """A node folder of real runs' default files; with `slow_read`, GPU 3's reads are divided
+    by it, as a GPU with a slow memory would show."""
     devices = []
-    for index, stamp in enumerate(H200_RUNS):
-        source = REPO / "results" / "nvidia-h200" / stamp / "default.json.gz"
-        doc = json.loads(gzip.open(source, "rt").read())
+    for index, run in enumerate(runs):
+        doc = json.loads((run / "default.json").read_text())
         uuid = doc["context"]["gpu_uuid"]
         sub = folder / f"gpu{index}-{uuid}"
         sub.mkdir(parents=True)
@@ -47,9 +48,7 @@ def make_node(folder: Path, slow_read: float | None = None) -> Path:
             for b in doc["benchmarks"]:
                 if b["name"].startswith("read/") and "bytes_per_second" in b:
                     b["bytes_per_second"] /= slow_read
-            (sub / "default.json").write_text(json.dumps(doc))
-        else:
-            shutil.copy(source, sub / "default.json.gz")
+        (sub / "default.json").write_text(json.dumps(doc))
         devices.append(node_summary.NodeDevice(index, uuid, doc["context"]["gpu_name"],
                                                sub.name))
     node_summary.save_node(folder, node_summary.Node("scripts/gmb run --devices all", False,
@@ -72,5 +71,14 @@ def test_a_gpu_below_the_nodes_median_is_flagged(tmp_path: Path):
     folder = make_node(tmp_path / "node", slow_read=1.1)
     text = (node_summary.write(folder)).read_text()
     flags = text.split("## Flags")[1]
-    assert "GPU 3 (default): best read" in flags and "0.909 of the node's median" in flags
+    found = re.search(r"- GPU 3 \(default · NVIDIA H200\): best read [0-9.]+ GB/s, "
+                      r"([0-9.]+) of the median", flags)
+    assert found and 0.90 <= float(found.group(1)) <= 0.92  # 1/1.1 of its own, against a median
     assert flags.count("\n- ") == 1
+
+
+def test_gpus_of_different_models_are_compared_within_their_model(tmp_path: Path):
+    folder = make_node(tmp_path / "node", runs=(*H200_RUNS, H100_RUN))
+    text = node_summary.write(folder).read_text()
+    assert "## Flags\n\n- none" in text  # the H100 is not an H200 below the median
+    assert text.count("| median |") == 2  # one per model

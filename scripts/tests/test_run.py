@@ -228,7 +228,7 @@ def test_failed_flavor_is_reported_and_the_run_goes_on(fake, monkeypatch, capfd)
     assert "| default | (none) | not run |  |  |" in summary
     # Outside the repository, output paths are recorded absolute.
     assert f"--benchmark_out={folder}/cg.json" in summary
-    assert "gmb: flavor ca failed with exit code 5" in capfd.readouterr().err
+    assert "gmb: flavor ca on GPU 0 failed with exit code 5" in capfd.readouterr().err
 
 
 def test_no_gpu_builds_then_stops_with_the_binary_message(fake, monkeypatch):
