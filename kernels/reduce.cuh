@@ -199,8 +199,8 @@ __device__ __forceinline__ T thread_sum_tiles(const T* in, std::size_t count) {
   return v;
 }
 
-/// The last block's share of the partials (16-B aligned, just written: read through the L2),
-/// eight 16-B loads in flight per thread.
+/// The last block's share of the partials (16-B aligned, just written: read through the L2)
+/// in 16-B loads: at most a few per thread, as there is a partial per resident block.
 template <class T>
 __device__ __forceinline__ T thread_sum_partials(const T* partials, unsigned count) {
   using V = typename vector_of<T>::type;
