@@ -46,10 +46,14 @@ struct peer_state {
     }
     return remote;
   }
+  // No throwing here: this may run at exit, after the CUDA runtime has gone (cudaFree then
+  // fails quietly, as device_buffer's own destructor lets it).
   ~peer_state() {
-    if (remote.bytes() == 0) return;
-    const scoped_device on_peer(peer);
+    int saved = 0;
+    if (remote.bytes() == 0 || cudaGetDevice(&saved) != cudaSuccess) return;
+    cudaSetDevice(peer);
     remote = device_buffer();
+    cudaSetDevice(saved);
   }
 };
 

@@ -179,6 +179,17 @@ TEST(BinaryOnGpu, ScreeningSweepListsTheScreeningBenchmarks) {
   auto names = listed(" --gmb_sweep=screen");
   for (auto& name : names) name = name.substr(0, name.rfind("/manual_time"));
   std::vector<std::string> expected(gmb::kScreenBenchmarks.begin(), gmb::kScreenBenchmarks.end());
+  const result info = run(std::string(GMB_BINARY_DEFAULT) + " --gmb_info");
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const std::size_t open = info.output.find('{'), close = info.output.rfind('}');
+  ASSERT_NE(open, std::string::npos) << info.output;
+  const auto peer = nlohmann::json::parse(info.output.substr(open, close - open + 1))
+                        .at("gmb_peer")
+                        .get<std::string>();
+  if (peer.rfind("none", 0) != 0) {  // a partner: the peer family, and its screening copies
+    expected.insert(expected.end(), gmb::kScreenPeerBenchmarks.begin(),
+                    gmb::kScreenPeerBenchmarks.end());
+  }
   std::sort(names.begin(), names.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(names, expected);

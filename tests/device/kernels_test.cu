@@ -212,6 +212,10 @@ TEST_F(Cases, ScreeningBenchmarksAreInTheQuickSweep) {
   for (std::string_view name : kScreenBenchmarks) {
     EXPECT_EQ(names.count(std::string(name)), 1u) << name;
   }
+  const bool peer = describe_peer(env_->device().ordinal).device >= 0;
+  for (std::string_view name : kScreenPeerBenchmarks) {
+    EXPECT_EQ(names.count(std::string(name)), peer ? 1u : 0u) << name;
+  }
 }
 
 TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
