@@ -1,11 +1,12 @@
 // Peer family (the coalesced kernels of kernels/coalesced.cuh over NVLink or PCIe): a kernel on
 // this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count, through
 // peer access (cudaDeviceEnablePeerAccess). Names: peer/read/f32x4/ilp:4,
-// peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here) and dir:push
-// (here -> partner); the copy engine in the same run: ref/memcpy_peer/dir:pull|push
-// (cudaMemcpyPeerAsync). Bytes as everywhere: read + written. The partner's buffer is one array,
-// made on first use and kept for the process. With one GPU, or without peer access, the family
-// is empty and describe_peer says why. Never NVLink multicast.
+// peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here), dir:push
+// (here -> partner) and dir:both (each GPU pulling the other's array at once); the copy engine in
+// the same run: ref/memcpy_peer/dir:pull|push (cudaMemcpyPeerAsync). Bytes as everywhere: read +
+// written. The partner's buffer is one array, made on first use and kept for the process. With one
+// GPU, or without peer access, the family is empty and describe_peer says why. Never NVLink
+// multicast.
 #include <memory>
 #include <string>
 #include <utility>
@@ -34,17 +35,31 @@ class scoped_device {
   int saved_ = 0;
 };
 
-/// The partner GPU and the array on it.
+/// The partner GPU, the array on it, and for both directions at once a second array there,
+/// a stream and events on it.
 struct peer_state {
   int peer = -1;
   std::size_t bytes = 0;
   device_buffer remote;
+  device_buffer remote_out;  // dir:both: what the partner's own kernel writes
+  cudaStream_t stream = nullptr;
+  cudaEvent_t go = nullptr, done = nullptr;
   device_buffer& buffer() {
     if (remote.bytes() == 0) {
       const scoped_device on_peer(peer);
       remote = device_buffer(bytes);
     }
     return remote;
+  }
+  /// The second array, the partner's stream and the events that tie it to ours.
+  void make_both() {
+    if (remote_out.bytes() != 0) return;
+    buffer();
+    const scoped_device on_peer(peer);
+    remote_out = device_buffer(bytes);
+    GMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    GMB_CUDA_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+    GMB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   }
   // No throwing here: this may run at exit, after the CUDA runtime has gone (cudaFree then
   // fails quietly, as device_buffer's own destructor lets it).
@@ -53,6 +68,10 @@ struct peer_state {
     if (remote.bytes() == 0 || cudaGetDevice(&saved) != cudaSuccess) return;
     cudaSetDevice(peer);
     remote = device_buffer();
+    remote_out = device_buffer();
+    if (stream) cudaStreamDestroy(stream);
+    if (go) cudaEventDestroy(go);
+    if (done) cudaEventDestroy(done);
     cudaSetDevice(saved);
   }
 };
@@ -138,6 +157,42 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     copy.model = load_model + store_model;
     cases.push_back(std::move(copy));
   }
+
+  // Both directions at once: each GPU pulls the other's array (ours: remote -> out; the
+  // partner's: our in -> its remote_out), started together and timed until both are done.
+  bench_case both;
+  both.name = bench_name("peer", std::string("copy/") + type, {ilp, name_param("dir", "both")});
+  both.prepare = [state](environment& e) {
+    state->make_both();
+    state->remote.fill(kInputPattern, e.stream());
+    e.in().fill(kInputPattern, e.stream());
+    e.out().poison(e.stream());
+    state->remote_out.poison(e.stream());
+  };
+  both.launch = [state, grid, tiles](environment& e) {
+    using kernel_t = void (*)(const T*, T*, std::size_t);
+    const kernel_t kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+    GMB_CUDA_CHECK(cudaEventRecord(state->go, e.stream()));
+    {
+      const scoped_device on_peer(state->peer);
+      GMB_CUDA_CHECK(cudaStreamWaitEvent(state->stream, state->go, 0));
+      kernel<<<grid, kCoalescedBlock, 0, state->stream>>>(e.in().data<const T>(),
+                                                          state->remote_out.data<T>(), tiles);
+      GMB_CUDA_CHECK(cudaGetLastError());
+      GMB_CUDA_CHECK(cudaEventRecord(state->done, state->stream));
+    }
+    kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(state->remote.data<const T>(),
+                                                     e.out().data<T>(), tiles);
+    GMB_CUDA_CHECK(cudaStreamWaitEvent(e.stream(), state->done, 0));
+  };
+  both.verify = [state](environment& e) {
+    std::string error = verify_words(e, e.out(), kInputPattern, "out");
+    if (error.empty()) error = verify_words(e, state->remote_out, kInputPattern, "partner's out");
+    return error;
+  };
+  both.bytes_read = both.bytes_written = 2 * bytes;
+  both.model = load_model + store_model + load_model + store_model;
+  cases.push_back(std::move(both));
 }
 
 void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
