@@ -174,6 +174,7 @@ TEST(BinaryOnGpu, NamesAreTheSameWithAndWithoutMinTime) {
   EXPECT_EQ(json.at("benchmarks")[0].at("name"), "ref/memset/manual_time");
 }
 
+// At the default array size (the device tests' small arrays register fewer working sets).
 TEST(BinaryOnGpu, ScreeningSweepListsTheScreeningBenchmarks) {
   GMB_REQUIRE_GPU();
   auto names = listed(" --gmb_sweep=screen");

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "benchmarks/families.hpp"
-#include "gmb/screen.hpp"
 #include "tests/device/gpu.hpp"
 
 namespace gmb {
@@ -205,18 +204,6 @@ TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
   EXPECT_EQ(names.count("offset/f32x4/read/off:9"), 0u);  // past 128 bytes
-}
-
-TEST_F(Cases, ScreeningBenchmarksAreInTheQuickSweep) {
-  std::set<std::string> names;
-  for (const auto& c : all_cases(*env_, sweep::kQuick)) names.insert(c.name);
-  for (std::string_view name : kScreenBenchmarks) {
-    EXPECT_EQ(names.count(std::string(name)), 1u) << name;
-  }
-  const bool peer = describe_peer(env_->device().ordinal).device >= 0;
-  for (std::string_view name : kScreenPeerBenchmarks) {
-    EXPECT_EQ(names.count(std::string(name)), peer ? 1u : 0u) << name;
-  }
 }
 
 TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
