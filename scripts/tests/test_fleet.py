@@ -26,7 +26,8 @@ H200_RUNS, H100_RUN = SCREEN_RUNS[:4], SCREEN_RUNS[4]
 def screen_names() -> list[str]:
     """The screening benchmarks, from the one list the binary uses (include/gmb/screen.hpp)."""
     text = (REPO / "include" / "gmb" / "screen.hpp").read_text()
-    return re.findall(r'^\s+"([^"]+)",$', text, re.M)
+    block = text[text.index("kScreenBenchmarks = {"):]
+    return re.findall(r'^\s+"([^"]+)",$', block[:block.index("};")], re.M)
 
 
 def screen_json(run: str, slower: float = 1.0) -> dict:
