@@ -87,6 +87,17 @@ void enable_peer_access(int from, int to) {
   GMB_CUDA_CHECK(err);
 }
 
+/// A one-way copy's setup and check, kernel or copy engine: pull fills the partner's array
+/// and checks ours (out), push the other way round.
+void prepare_one_way(environment& e, peer_state& state, bool pull) {
+  (pull ? state.buffer() : e.in()).fill(kInputPattern, e.stream());
+  (pull ? e.out() : state.buffer()).poison(e.stream());
+}
+std::string verify_one_way(environment& e, peer_state& state, bool pull) {
+  return pull ? verify_words(e, e.out(), kInputPattern, "out")
+              : verify_words(e, state.buffer(), kInputPattern, "partner's array");
+}
+
 template <class T, unsigned Ilp>
 void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
                  std::vector<bench_case>& cases) {
@@ -139,20 +150,14 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     bench_case copy;
     copy.name = bench_name("peer", std::string("copy/") + type,
                            {ilp, name_param("dir", pull ? "pull" : "push")});
-    copy.prepare = [state, pull](environment& e) {
-      (pull ? state->buffer() : e.in()).fill(kInputPattern, e.stream());
-      (pull ? e.out() : state->buffer()).poison(e.stream());
-    };
+    copy.prepare = [state, pull](environment& e) { prepare_one_way(e, *state, pull); };
     copy.launch = [state, grid, tiles, pull](environment& e) {
       const T* from = pull ? state->remote.data<const T>() : e.in().data<const T>();
       T* to = pull ? e.out().data<T>() : state->remote.data<T>();
       coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>
           <<<grid, kCoalescedBlock, 0, e.stream()>>>(from, to, tiles);
     };
-    copy.verify = [state, pull](environment& e) {
-      return pull ? verify_words(e, e.out(), kInputPattern, "out")
-                  : verify_words(e, state->buffer(), kInputPattern, "partner's array");
-    };
+    copy.verify = [state, pull](environment& e) { return verify_one_way(e, *state, pull); };
     copy.bytes_read = copy.bytes_written = bytes;
     copy.model = load_model + store_model;
     cases.push_back(std::move(copy));
@@ -201,10 +206,7 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
   for (const bool pull : {true, false}) {
     bench_case c;
     c.name = bench_name("ref", "memcpy_peer", {name_param("dir", pull ? "pull" : "push")});
-    c.prepare = [state, pull](environment& e) {
-      (pull ? state->buffer() : e.in()).fill(kInputPattern, e.stream());
-      (pull ? e.out() : state->buffer()).poison(e.stream());
-    };
+    c.prepare = [state, pull](environment& e) { prepare_one_way(e, *state, pull); };
     c.launch = [state, pull, self](environment& e) {
       const int peer = state->peer;
       if (pull) {
@@ -215,10 +217,7 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
                                            e.array_bytes(), e.stream()));
       }
     };
-    c.verify = [state, pull](environment& e) {
-      return pull ? verify_words(e, e.out(), kInputPattern, "out")
-                  : verify_words(e, state->buffer(), kInputPattern, "partner's array");
-    };
+    c.verify = [state, pull](environment& e) { return verify_one_way(e, *state, pull); };
     c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
     cases.push_back(std::move(c));
   }

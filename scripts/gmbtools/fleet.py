@@ -218,22 +218,16 @@ def _env_index(name: str) -> int:
 
 
 def _query(binary: str, device: int, deadline: float) -> dict[str, Any] | str:
-    """The binary's --gmb_info JSON, or a one-line reason it could not say."""
-    command = [binary, f"--device={device}", "--gmb_info"]
+    """The binary's --gmb_info JSON (as `gmb run` asks it), or a one-line reason it could not
+    say."""
     try:
-        proc = subprocess.run(command, capture_output=True, text=True,
-                              timeout=max(1.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        return f"timeout: {shlex.join(command)} did not answer within the task's time limit"
-    except OSError as err:
-        return f"cannot run {binary}: {err.strerror}"
-    if proc.returncode != 0:
-        return _last_line(proc.stderr) or f"{shlex.join(command)} exited with {proc.returncode}"
-    try:
-        info = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        return f"{shlex.join(command)} did not print a JSON object"
-    return info if isinstance(info, dict) else f"{shlex.join(command)} printed no JSON object"
+        return gmb_run.device_info(binary, device, Path.cwd(), dict(os.environ),
+                                   timeout=max(1.0, deadline - time.monotonic()))
+    except GmbError as err:
+        if str(err).startswith("timeout:"):
+            return (f"timeout: {binary} --device={device} --gmb_info did not answer within the"
+                    " task's time limit")
+        return str(err)
 
 
 def _run_bounded(command: list[str], log: Path, deadline: float) -> str | None:

@@ -15,9 +15,11 @@ from pathlib import Path
 
 from . import fleet
 from .errors import GmbError
+from .node_summary import FLAG_BELOW
 from .results import load, median_by_name
 
-OUTLIER_BELOW = 0.95  # a GPU this far under its fleet's median is flagged
+# A GPU this far under its fleet's median is flagged: the node summary's rule, one number.
+OUTLIER_BELOW = FLAG_BELOW
 
 
 @dataclass(frozen=True)

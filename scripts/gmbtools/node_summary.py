@@ -17,7 +17,7 @@ from .results import Results, load_folder, median_by_name
 from .summary import MEMCPY, MEMSET, headline_picks
 
 NODE_FILE = "node.json"
-FLAG_BELOW = 0.95  # a GPU this far under the node's median on a headline benchmark
+FLAG_BELOW = 0.95  # a GPU this far under its model's median (a node's, a fleet's) is flagged
 LABELS = ("best read", "best write", "best copy", MEMCPY, MEMSET)
 
 

@@ -156,7 +156,7 @@ def run(options: Options, repo: Path | None = None) -> Path:
     preset = build(repo, env, options.preset, options.cuda_archs,
                    [BINARIES[flavor] for flavor in options.flavors])
     binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in options.flavors}
-    infos = {d: _device_info(binaries[options.flavors[0]], d, repo, env) for d in devices}
+    infos = {d: device_info(binaries[options.flavors[0]], d, repo, env) for d in devices}
     results_root = (options.out or repo / "results").resolve()
     folder = make_run_dir(results_root, infos[devices[0]]["gpu_slug"], datetime.now())
     print(f"gmb: results folder {folder}", flush=True)
@@ -317,12 +317,18 @@ def _step(failure: str, command: list[str], repo: Path, env: dict[str, str]) -> 
         raise GmbError(f"{failure} ({shlex.join(command)} exited with {returncode})", returncode)
 
 
-def _device_info(binary: str, device: int, repo: Path, env: dict[str, str]) -> dict[str, Any]:
+def device_info(binary: str, device: int, repo: Path, env: dict[str, str],
+                timeout: float | None = None) -> dict[str, Any]:
     """The binary's `--gmb_info` JSON. Without a usable GPU the binary exits non-zero with a
-    one-line reason on stderr; that line becomes gmb's error, with the binary's exit code."""
+    one-line reason on stderr; that line becomes gmb's error, with the binary's exit code.
+    Past `timeout` seconds the error starts with "timeout:"."""
     command = [binary, f"--device={device}", "--gmb_info"]
     try:
-        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GmbError(f"timeout: {shlex.join(command)} did not answer within "
+                       f"{timeout:.0f} s") from None
     except OSError as err:
         raise GmbError(f"cannot run {binary} ({err.strerror}); did the build make it?") from None
     if proc.returncode != 0:
