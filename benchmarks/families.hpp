@@ -24,6 +24,13 @@ std::vector<bench_case> tlb_cases(environment& env, sweep s);
 std::vector<bench_case> transpose_cases(environment& env, sweep s);
 std::vector<bench_case> reduce_cases(environment& env, sweep s);
 std::vector<bench_case> peer_cases(environment& env, sweep s);
+std::vector<bench_case> readonly_cases(environment& env, sweep s);
+// The other paths to memory; their kernels compile alike in every build (built once).
+std::vector<bench_case> texture_cases(environment& env, sweep s);
+std::vector<bench_case> constant_cases(environment& env, sweep s);
+std::vector<bench_case> local_cases(environment& env, sweep s);
+std::vector<bench_case> host_cases(environment& env, sweep s);
+std::vector<bench_case> managed_cases(environment& env, sweep s);
 
 /// The GPU the peer family pairs `device` with, or -1 and why there is none.
 struct peer_partner {
@@ -36,9 +43,11 @@ peer_partner describe_peer(int device);
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
   for (auto family :
-       {reference_cases, coalesced_cases, vector_cases, offset_cases, stride_cases, aos_cases,
-        warp_cases, matrix_cases, reuse_cases, cache_op_cases, working_set_cases, latency_cases,
-        tlb_cases, inflight_cases, transpose_cases, reduce_cases, peer_cases}) {
+       {reference_cases,   coalesced_cases, vector_cases,   offset_cases,   stride_cases,
+        aos_cases,         warp_cases,      matrix_cases,   reuse_cases,    cache_op_cases,
+        working_set_cases, latency_cases,   tlb_cases,      inflight_cases, transpose_cases,
+        reduce_cases,      peer_cases,      readonly_cases, texture_cases,  constant_cases,
+        local_cases,       host_cases,      managed_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

@@ -135,9 +135,10 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
   const double bytes = (c.bytes_read + c.bytes_written) * launches;
   const double iterations = static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
+  const double peak =
+      c.peak_bytes_per_second > 0 ? c.peak_bytes_per_second : env.device().peak_bytes_per_second();
   state.counters["pct_peak"] =
-      benchmark::Counter(100.0 * bytes * iterations / env.device().peak_bytes_per_second(),
-                         benchmark::Counter::kIsRate);
+      benchmark::Counter(100.0 * bytes * iterations / peak, benchmark::Counter::kIsRate);
   if (c.model) {
     state.counters["model_sectors_per_req"] = c.model->sectors_per_request();
     // Apart, to sit beside Nsight Compute's load and store counters (scripts/gmb ncu).
@@ -161,10 +162,11 @@ void set_health_counters(benchmark::State& state, const health::window& w) {
   state.counters["health_power_w_max"] = w.power_w_max;
 }
 
-/// One timed iteration: the flush (DRAM benchmarks, untimed), then `launches` launches between
-/// the timer's events; returns their seconds.
+/// One timed iteration: the flush (DRAM benchmarks, untimed) and the case's own untimed
+/// preparation, then `launches` launches between the timer's events; returns their seconds.
 double timed_iteration(environment& env, const bench_case& c, int launches) {
   if (c.cold_l2) env.flush().flush(env.stream());
+  if (c.before_iteration) c.before_iteration(env);
   env.timer().start(env.stream());
   for (int i = 0; i < launches; ++i) c.launch(env);
   env.timer().stop(env.stream());
@@ -206,6 +208,7 @@ std::string run_untimed(environment& env, const bench_case& c, int launches,
   c.prepare(env);
   for (int i = 0; i < launches; ++i) {
     if (c.cold_l2) env.flush().flush(env.stream());
+    if (c.before_iteration) c.before_iteration(env);
     c.launch(env);
   }
   GMB_CUDA_CHECK(cudaGetLastError());

@@ -134,6 +134,16 @@ struct bench_case {
   /// Numbers the case measures itself (in-kernel clocks, say), read after a verified run and
   /// reported as counters (may be empty).
   std::function<std::vector<std::pair<std::string, double>>(environment&)> measured;
+  /// Untimed work before every timed iteration, after the flush (managed pages sent back to
+  /// the host, say); may be empty. Cases with one should time one launch per iteration.
+  std::function<void(environment&)> before_iteration;
+  /// false: the kernels compile alike in every build (texture, constant, local, host-mapped,
+  /// managed: built once, gmb_bench_once); the ca and cg binaries skip the case unless
+  /// --gmb_every_flavor, and say so (DESIGN.md, "Time budget").
+  bool every_flavor = true;
+  /// What pct_peak is a percentage of: 0, the GPU memory's theoretical peak; a path with a
+  /// limit of its own (the host link, a peer link) gives that link's theoretical rate.
+  double peak_bytes_per_second = 0;
 };
 
 /// Which sweeps families register: the quick default suite or every point of every sweep.

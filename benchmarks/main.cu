@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "benchmarks/families.hpp"
@@ -58,7 +59,12 @@ struct options {
   std::optional<std::string> progress_label;  // --gmb_progress[=LABEL]
   bool health = true;
   std::string health_out;
+  bool every_flavor = false;  // --gmb_every_flavor: also the cases built alike in every flavor
 };
+
+/// Whether this binary is a caching build (ca, cg): cases whose kernels compile alike in every
+/// build run in the default flavor only, unless asked for.
+constexpr bool kCachingBuild = std::string_view(GMB_FLAVOR) != "default";
 
 void print_usage() {
   std::printf(
@@ -77,6 +83,9 @@ void print_usage() {
       "  --gmb_progress[=LABEL]  a progress line on stderr (benchmark n of N, time left)\n"
       "  --gmb_health=on|off watch the GPU through NVML while running (default on)\n"
       "  --gmb_health_out=FILE  the GPU's state at the start and the end, as JSON\n"
+      "  --gmb_every_flavor  ca/cg builds: also run the families whose kernels compile alike\n"
+      "                      in every build (texture, constant, local, host, managed), which\n"
+      "                      otherwise run in the default flavor only\n"
       "  --gmb_info          print the GPU's description as JSON and exit\n"
       "--benchmark_filter=REGEX selects by the names --benchmark_list_tests prints, with or\n"
       "without their '/manual_time'. Google Benchmark's flags follow.\n\n");
@@ -145,6 +154,8 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
       opt.filter = arg.substr(19);
     } else if (arg == "--gmb_info") {
       opt.info = true;
+    } else if (arg == "--gmb_every_flavor") {
+      opt.every_flavor = true;
     } else if (arg.rfind("--gmb_", 0) == 0) {
       throw fatal_error{"unknown flag '" + arg + "' (see --help)"};
     } else {
@@ -311,13 +322,29 @@ int run(int argc, char** argv) {
   for (const auto& [key, value] : context) benchmark::AddCustomContext(key, value);
   gmb::registration_options registration;
   registration.profile = opt.profile;
-  int registered = 0;
+  int registered = 0, default_flavor_only = 0;
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
     if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name))) continue;
+    if (kCachingBuild && !c.every_flavor && !opt.every_flavor) {
+      ++default_flavor_only;
+      continue;
+    }
     gmb::register_case(env, std::move(c), registration);
     ++registered;
   }
+  benchmark::AddCustomContext("gmb_default_flavor_only", std::to_string(default_flavor_only));
+  if (registered == 0 && default_flavor_only > 0) {
+    throw fatal_error{"the filter '" + opt.filter +
+                      "' matched only benchmarks that compile alike"
+                      " in every build and run in the default flavor: use gmembench, or pass"
+                      " --gmb_every_flavor"};
+  }
   if (registered == 0) throw fatal_error{"no benchmark matched the filter '" + opt.filter + "'"};
+  if (default_flavor_only > 0) {
+    env.console().message("gmembench: note: " + std::to_string(default_flavor_only) +
+                          " benchmarks compile alike in every build and run in the default"
+                          " flavor only (--gmb_every_flavor runs them here too)");
+  }
   if (!monitor && opt.health) {
     env.console().message("gmembench: note: no run-health watch: " + no_health);
   }

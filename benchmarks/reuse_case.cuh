@@ -39,18 +39,17 @@ std::size_t threads_within(const Map& map, std::size_t words, std::size_t multip
 }
 
 /// A kernels/reuse.cuh benchmark on the environment's arrays: as many threads as the input
-/// holds (whole blocks), 4-B loads with operator Load, stores with Store, and the kernel's
-/// preferred carve-out set before it runs.
-template <unsigned Slots, cache_op Load = cache_op::kDefault, store_op Store = store_op::kDefault,
-          class Map>
-bench_case reuse_case(environment& env, std::string name, const Map& map, std::size_t multiple,
-                      l1_carveout carveout = l1_carveout::kUnset) {
+/// holds (whole blocks), the given xor-of-reads kernel (Slots words per thread under `map`),
+/// and the kernel's preferred carve-out set before it runs.
+template <unsigned Slots, class Map>
+bench_case xor_reads_case(void (*kernel)(const std::uint32_t*, std::uint32_t*, std::size_t, Map),
+                          environment& env, std::string name, const Map& map, std::size_t multiple,
+                          l1_carveout carveout = l1_carveout::kUnset) {
   // The kernel reads Slots words per thread; the map (and so the checks) must agree, and the
   // threads must fill whole blocks.
   if (map.slots() != Slots || (multiple % kReuseBlock != 0 && kReuseBlock % multiple != 0)) {
     throw std::invalid_argument(name + ": map slots or thread multiple do not fit the kernel");
   }
-  auto* kernel = xor_reads<Slots, Map, Load, Store>;
   const std::size_t words = env.array_bytes() / sizeof(std::uint32_t);
   const std::size_t n = threads_within(map, words, std::max<std::size_t>(multiple, kReuseBlock));
   const unsigned grid = static_cast<unsigned>(n / kReuseBlock);
@@ -67,6 +66,15 @@ bench_case reuse_case(environment& env, std::string name, const Map& map, std::s
     fill(e);
   };
   return c;
+}
+
+/// xor_reads_case with xor_reads: 4-B loads with operator Load, stores with Store.
+template <unsigned Slots, cache_op Load = cache_op::kDefault, store_op Store = store_op::kDefault,
+          class Map>
+bench_case reuse_case(environment& env, std::string name, const Map& map, std::size_t multiple,
+                      l1_carveout carveout = l1_carveout::kUnset) {
+  return xor_reads_case<Slots, Map>(xor_reads<Slots, Map, Load, Store>, env, std::move(name), map,
+                                    multiple, carveout);
 }
 
 }  // namespace gmb

@@ -188,6 +188,12 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
     lines.append(
         f"- benchmarks: {len(medians)} ({len(valid)} valid, {len(errored)} errored or skipped)"
     )
+    default_only = str(loaded.context.get("gmb_default_flavor_only", "0"))
+    if default_only.isdigit() and int(default_only) > 0:
+        lines.append(
+            f"- {default_only} benchmarks compile alike in every build (texture, constant,"
+            " local, host, managed) and ran in the default flavor only"
+        )
     if flagged:
         lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
     if with_cv:

@@ -307,9 +307,12 @@ bool explicit_load(const std::string& name) {
 }
 
 /// Kernels whose global loads -dlcm cannot change: CUB's reduction (ld.global.nc, built once
-/// for every flavor) and the transpose's cp.async tile (rung 9: the tile comes by LDGSTS).
+/// for every flavor), the transpose's cp.async tile (rung 9: the tile comes by LDGSTS), the
+/// read-only path of `const __restrict__` pointers (LDG.E.CONSTANT), and the other paths'
+/// families, compiled once for every flavor (namespace gmb::built_once).
 bool loads_outside_dlcm(const std::string& name) {
-  return contains(name, "3cub") || contains(name, "transpose_rungE9E");
+  return contains(name, "3cub") || contains(name, "transpose_rungE9E") ||
+         contains(name, "restrict_xor_reads") || contains(name, "10built_once");
 }
 
 /// Whether a kernel's template arguments name an explicit store operator (store_op 1..3).
@@ -385,8 +388,9 @@ TEST_P(FlavorSmoke, ExplicitOperatorsKeepTheirQualifierInEveryBuild) {
       for (const auto& t : sass.stores) EXPECT_TRUE(has_all(t, store_qualifier[k])) << name;
     }
   }
-  // cache_op/{copy,stencil,gather}: three kernels per operator.
-  for (int k = 1; k < 7; ++k) EXPECT_EQ(kernels_with_load[k], 3) << "cache_op " << k;
+  // cache_op/{copy,stencil,gather}: three kernels per operator; __ldg has five more of its own
+  // in readonly/ (offset, aos, gather and the stencils of radius 1 and 4).
+  for (int k = 1; k < 7; ++k) EXPECT_EQ(kernels_with_load[k], k == 1 ? 8 : 3) << "cache_op " << k;
   for (int k = 1; k < 4; ++k) EXPECT_EQ(kernels_with_store[k], 3) << "store_op " << k;
 }
 
@@ -410,7 +414,33 @@ TEST(FlavorSass, ExplicitOperatorKernelsAreTheSameInEveryBuild) {
     }
     ++compared;
   }
-  EXPECT_EQ(compared, 3u * (6 + 3));  // three patterns, six load and three store operators
+  // three patterns, six load and three store operators; five more __ldg kernels (readonly/)
+  EXPECT_EQ(compared, 3u * (6 + 3) + 5);
+}
+
+/// readonly/: __ldg and plain loads from `const __restrict__` pointers take the read-only path
+/// (LDG.E.CONSTANT) in every build; the same kernels' plain loads never do.
+TEST_P(FlavorSmoke, ReadOnlyLoadsTakeTheReadOnlyPathInEveryBuild) {
+  GMB_REQUIRE_CUOBJDUMP();
+  std::size_t restricted = 0, ldg = 0, plain = 0;
+  for (const auto& [name, sass] : sass_of(GetParam())) {
+    if (!contains(name, "xor_reads")) continue;
+    const bool is_restrict = contains(name, "restrict_xor_reads");
+    const bool is_ldg = contains(name, mangled_op("cache_op", 1));
+    const bool is_plain = !is_restrict && contains(name, mangled_op("cache_op", 0)) &&
+                          !explicit_store(name);
+    if (!is_restrict && !is_ldg && !is_plain) continue;
+    ASSERT_FALSE(sass.loads.empty()) << name;
+    for (const auto& t : sass.loads) {
+      EXPECT_EQ(t.count("CONSTANT"), is_plain ? 0u : 1u) << name;
+    }
+    restricted += is_restrict;
+    ldg += is_ldg;
+    plain += is_plain;
+  }
+  EXPECT_EQ(restricted, 7u);  // readonly/: offset, stride, aos, gather, three stencils
+  EXPECT_EQ(ldg, 8u);
+  EXPECT_GT(plain, 0u);
 }
 
 /// The ca/cg comparison means something only where the two builds differ: every kernel with

@@ -57,6 +57,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["soa"], 6 * 2);
   EXPECT_EQ(per_family["aos_staged"], 6);
   EXPECT_EQ(per_family["warp"], 3);
+  EXPECT_EQ(per_family["readonly"], 5 * 3);  // five patterns, three loads each
   EXPECT_EQ(per_family["gather"], 1);
   EXPECT_EQ(per_family["scatter"], 1);
   EXPECT_GE(per_family["matrix"], 8);

@@ -1,0 +1,10 @@
+// constant family: to be written (issue 13).
+#include <vector>
+
+#include "benchmarks/families.hpp"
+
+namespace gmb {
+
+std::vector<bench_case> constant_cases(environment&, sweep) { return {}; }
+
+}  // namespace gmb

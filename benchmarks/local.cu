@@ -1,0 +1,10 @@
+// local family: to be written (issue 13).
+#include <vector>
+
+#include "benchmarks/families.hpp"
+
+namespace gmb {
+
+std::vector<bench_case> local_cases(environment&, sweep) { return {}; }
+
+}  // namespace gmb
