@@ -14,13 +14,18 @@
 namespace gmb {
 
 /// Distinct words the threads read: the whole span for the dense maps, one per thread for a
-/// strided gather (the logical bytes of DESIGN.md, not the lines the hardware moves).
+/// strided gather, the fields loaded for structures (the logical bytes of DESIGN.md, not the lines
+/// the hardware moves).
 template <class Map>
 std::size_t words_read(const Map& map, std::size_t n) {
   return elements_spanned(map, n);
 }
 inline std::size_t words_read(const strided_map&, std::size_t n) {
   return n;
+}
+/// The fields loaded, not the structures' span (one field of each: a third of a 12-B struct).
+inline std::size_t words_read(const aos_map& map, std::size_t n) {
+  return n * map.fields;
 }
 
 /// The most threads, a multiple of `multiple`, whose reads under `map` stay within `words`.
