@@ -98,6 +98,19 @@ def reuse(medians: pd.DataFrame) -> Drawn:
         " shows the builds agreeing where nothing is re-used."))
 
 
+def readonly(medians: pd.DataFrame) -> Drawn:
+    """The read-only path (readonly/*): plain loads, __ldg and `const __restrict__` pointers on
+    the same patterns, in every flavor, as `flavors`."""
+    present = _two_flavors_or_skip(medians)
+    names = list(dict.fromkeys(family_rows(medians, "readonly")["name"]))
+    return _flavor_bars(medians, names, "Read-only path: " + " vs ".join(present) + " builds", (
+        "Each pattern read with plain loads (ld:default), __ldg (ld:ldg) and plain loads from"
+        " const __restrict__ pointers (ld:restrict), built with"
+        f" {', '.join(present)} load caching: the read-only path keeps lines in L1 in every"
+        " build, so it matters where a build stops caching plain loads (cg) and warps re-use"
+        " lines."))
+
+
 def aos_soa(medians: pd.DataFrame) -> Drawn:
     """Bars per struct: array of structs, struct of arrays and staged AoS, reading one field
     or all fields, one panel per field choice and flavor."""
