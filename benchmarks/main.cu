@@ -17,6 +17,7 @@
 #include "benchmarks/families.hpp"
 #include "gmb/git_sha.hpp"
 #include "gmb/health_monitor.hpp"
+#include "gmb/host_link.hpp"
 #include "gmb/name_filter.hpp"
 #include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
@@ -239,6 +240,13 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
       GMB_CUDA_CHECK(cudaDeviceGetP2PAttribute(&value, attribute, device.ordinal, peer.device));
       entries.emplace_back(key, std::to_string(value));
     }
+  }
+  // The other paths to memory: whether host/ and managed/ run here (or why not), and the
+  // host link whose rate is host/'s peak.
+  entries.emplace_back("gmb_host_mapped", gmb::host_mapped_support(device.ordinal));
+  entries.emplace_back("gmb_managed", gmb::managed_support(device.ordinal));
+  for (auto& entry : gmb::host_link_context(gmb::host_link(device.ordinal))) {
+    entries.push_back(std::move(entry));
   }
   return entries;
 }

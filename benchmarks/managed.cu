@@ -1,10 +1,214 @@
-// managed family: to be written (issue 13).
+// Managed family (kernels/managed.cuh): a checking read of a cudaMallocManaged array (f32x4,
+// four per thread, full grid: read/f32x4/ilp:4's access) with its pages where each case puts
+// them. managed/read/touch:gpu: first touched by a GPU kernel and left there (the steady state:
+// device memory, the environment's array size). Pages sent to the host before every
+// iteration (untimed), then timed: managed/read/prefetch:gpu (cudaMemPrefetchAsync back to
+// the GPU, then the read), managed/read/pages:host (the read migrates them on demand),
+// managed/read/advice:read_mostly (read-mostly advice: the read duplicates them on demand);
+// those move 128 MiB (at most the array) over the link per iteration, whose rate is their peak.
+// Full sweep: managed/write/touch:first (a write of a fresh allocation: the first touch
+// itself). Bytes: read n*sizeof(T), write n*sizeof(T). Managed arrays never exceed a quarter
+// of the GPU's free memory (host_link.hpp: larger requests fail with a one-line error).
+#include <memory>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "benchmarks/families.hpp"
+#include "gmb/host_link.hpp"
+#include "gmb/naming.hpp"
+#include "kernels/managed.cuh"
 
 namespace gmb {
 
-std::vector<bench_case> managed_cases(environment&, sweep) { return {}; }
+namespace {
+
+using T = float4;
+constexpr unsigned kIlp = 4;
+constexpr std::size_t kTileBytes = sizeof(T) * kCoalescedBlock * kIlp;
+
+enum class placement { kTouchGpu, kPrefetchGpu, kReadMostly, kPagesHost };
+
+/// Where the pages are before each timed iteration, as the case's name says.
+const char* param(placement p) {
+  switch (p) {
+    case placement::kTouchGpu:
+      return "touch:gpu";
+    case placement::kPrefetchGpu:
+      return "prefetch:gpu";
+    case placement::kReadMostly:
+      return "advice:read_mostly";
+    case placement::kPagesHost:
+      return "pages:host";
+  }
+  return "?";
+}
+
+template <class Gen>
+void fill_words(void* data, std::size_t bytes, const Gen& gen, cudaStream_t stream) {
+  const std::size_t vectors = bytes / sizeof(uint4);
+  detail::fill_words_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0, stream>>>(
+      static_cast<uint4*>(data), vectors, gen);
+  GMB_CUDA_CHECK(cudaGetLastError());
+}
+
+/// verify_checking_read (harness.cuh) for a managed array: no wrong element seen during the
+/// run; told to expect another pattern, the kernel reports all `reads`; one wrong word planted
+/// at a random position is reported exactly once.
+std::string verify_managed_read(environment& env, const managed_buffer& input, std::size_t reads,
+                                const checking_read_launch& launch) {
+  const unsigned long long seen = env.read_counter();
+  if (seen != 0) {
+    return std::to_string(seen) + " element(s) read wrong during the timed launches";
+  }
+  env.reset_counter();
+  launch(env, word_pattern{kInputPattern.seed ^ 0x40000000u});  // every word now differs
+  const unsigned long long all = env.read_counter();
+  if (all != reads) {
+    return "expecting another pattern, " + std::to_string(all) + " of " + std::to_string(reads) +
+           " element reads were reported (elements skipped or read twice)";
+  }
+  auto poke = [&](std::size_t w, std::uint32_t value) {
+    GMB_CUDA_CHECK(cudaMemcpyAsync(input.data<std::uint32_t>() + w, &value, sizeof(value),
+                                   cudaMemcpyDefault, env.stream()));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
+  };
+  const std::size_t w = std::mt19937_64(reads)() % (input.bytes() / sizeof(std::uint32_t));
+  env.reset_counter();
+  poke(w, ~kInputPattern(w));
+  launch(env, kInputPattern);
+  const unsigned long long found = env.read_counter();
+  poke(w, kInputPattern(w));
+  if (found != 1) {
+    return "a wrong word planted at word " + std::to_string(w) + " was reported in " +
+           std::to_string(found) + " element reads, expected 1";
+  }
+  return "";
+}
+
+/// Waits for the stream, then sends every page of `a` to the host (untimed).
+void pages_to_host(environment& e, const managed_buffer& a) {
+  GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+  prefetch_managed(a.data(), a.bytes(), -1, e.stream());
+  GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+}
+
+bench_case read_case(environment& env, placement p, std::size_t bytes, double link_peak) {
+  const int device = env.device().ordinal;
+  const std::size_t tiles = bytes / kTileBytes;
+  const std::size_t reads = tiles * kCoalescedBlock * kIlp;
+  auto array = std::make_shared<managed_buffer>();  // made in prepare, freed in release
+
+  bench_case c;
+  c.name = bench_name("managed", "read/" + std::string(param(p)));
+  c.every_flavor = false;
+  c.prepare = [array, bytes, p, device](environment& e) {
+    if (array->bytes() == 0) {
+      *array = managed_buffer(bytes);  // refused above a quarter of the free memory
+      // Pages made on the GPU in bulk (a prefetch of untouched pages populates them there:
+      // faulting 8 GiB in would take seconds), then written there: never on the host.
+      prefetch_managed(array->data(), bytes, device, e.stream());
+      fill_words(array->data(), bytes, kInputPattern, e.stream());
+      GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+      if (p == placement::kReadMostly) advise_read_mostly(array->data(), bytes, true, device);
+    }
+    e.reset_counter();
+  };
+  const checking_read_launch read = [array, tiles](environment& e, word_pattern expected) {
+    built_once::managed_read<T, kIlp>
+        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(
+            array->data<const T>(), tiles, expected, e.counter());
+  };
+  if (p == placement::kPrefetchGpu) {
+    c.launch = [array, read, device](environment& e) {
+      prefetch_managed(array->data(), array->bytes(), device, e.stream());
+      read(e, kInputPattern);
+    };
+  } else {
+    c.launch = [read](environment& e) { read(e, kInputPattern); };
+  }
+  if (p == placement::kReadMostly) {
+    // Unset collapses the read-only copies into one (anywhere), which then goes to the host;
+    // set again, the timed read makes the GPU's copies on demand.
+    c.before_iteration = [array, device](environment& e) {
+      GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+      advise_read_mostly(array->data(), array->bytes(), false, device);
+      pages_to_host(e, *array);
+      advise_read_mostly(array->data(), array->bytes(), true, device);
+    };
+  } else if (p != placement::kTouchGpu) {
+    c.before_iteration = [array](environment& e) { pages_to_host(e, *array); };
+  }
+  c.verify = [array, read, reads](environment& e) {
+    return verify_managed_read(e, *array, reads, read);
+  };
+  c.release = [array](environment&) { *array = managed_buffer(); };
+  c.bytes_read = static_cast<double>(reads) * sizeof(T);
+  if (p == placement::kTouchGpu) {  // device memory: the coalesced read's model and peak
+    c.model = predict_traffic(coalesced_map<kCoalescedBlock, kIlp>{}, tiles * kCoalescedBlock,
+                              sizeof(T), access_kind::kLoad);
+  } else {  // every page crosses the link each iteration
+    c.launches_per_iteration = 1;
+    c.peak_bytes_per_second = link_peak;
+  }
+  return c;
+}
+
+/// The first touch itself: each iteration writes a fresh allocation (made untimed), whose
+/// pages the GPU's faults create as the kernel writes.
+bench_case first_touch_case(std::size_t bytes) {
+  const std::size_t tiles = bytes / kTileBytes;
+  auto array = std::make_shared<managed_buffer>();
+  bench_case c;
+  c.name = bench_name("managed", "write/touch:first");
+  c.every_flavor = false;
+  c.launches_per_iteration = 1;
+  c.prepare = [array, bytes](environment& e) {
+    if (array->bytes() == 0) *array = managed_buffer(bytes);
+    GMB_CUDA_CHECK(cudaMemsetAsync(array->data(), kPoisonByte, bytes, e.stream()));
+  };
+  c.before_iteration = [array, bytes](environment& e) {
+    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+    *array = managed_buffer();  // free first: the new one must fit beside nothing of ours
+    *array = managed_buffer(bytes);
+  };
+  c.launch = [array, tiles](environment& e) {
+    built_once::managed_write<T, kIlp>
+        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(array->data<T>(), tiles,
+                                                                           kWritePattern);
+  };
+  c.verify = [array](environment& e) -> std::string {
+    const std::size_t vectors = array->bytes() / sizeof(uint4);
+    const mismatch_report report = run_check(e.stream(), [&](mismatch_report* r) {
+      detail::count_mismatches_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0,
+                                        e.stream()>>>(array->data<const uint4>(), vectors,
+                                                      kWritePattern, r);
+      GMB_CUDA_CHECK(cudaGetLastError());
+    });
+    if (report.count == 0) return "";
+    return "managed array: word " + std::to_string(report.first) + " is wrong (" +
+           std::to_string(report.count) + " of " + std::to_string(vectors * 4) + " words)";
+  };
+  c.release = [array](environment&) { *array = managed_buffer(); };
+  c.bytes_written = static_cast<double>(bytes);
+  return c;
+}
+
+}  // namespace
+
+std::vector<bench_case> managed_cases(environment& env, sweep s) {
+  const int device = env.device().ordinal;
+  if (managed_support(device) != "yes") return {};  // the context says why
+  const std::size_t resident = env.array_bytes();   // comparable with read/f32x4/ilp:4
+  const std::size_t moving = std::min(resident, kManagedMigrationBytes);
+  const double link_peak = host_link(device).bytes_per_second();
+  std::vector<bench_case> cases;
+  cases.push_back(read_case(env, placement::kTouchGpu, resident, link_peak));
+  cases.push_back(read_case(env, placement::kPrefetchGpu, moving, link_peak));
+  cases.push_back(read_case(env, placement::kReadMostly, moving, link_peak));
+  cases.push_back(read_case(env, placement::kPagesHost, moving, link_peak));
+  if (s == sweep::kFull) cases.push_back(first_touch_case(moving));
+  return cases;
+}
 
 }  // namespace gmb

@@ -14,12 +14,24 @@ namespace gmb {
 
 inline constexpr unsigned kAosBlock = 256;
 
-struct __align__(8) s8 { float f[2]; };
-struct p12 { float f[3]; };                // packed: 4-B aligned, so three 4-B loads
-struct __align__(16) a12 { float f[3]; };  // padded to 16 B: one 16-B load
-struct __align__(16) s16 { float f[4]; };
-struct __align__(16) s32 { float f[8]; };
-struct __align__(16) s64 { float f[16]; };
+struct __align__(8) s8 {
+  float f[2];
+};
+struct p12 {
+  float f[3];
+};  // packed: 4-B aligned, so three 4-B loads
+struct __align__(16) a12 {
+  float f[3];
+};  // padded to 16 B: one 16-B load
+struct __align__(16) s16 {
+  float f[4];
+};
+struct __align__(16) s32 {
+  float f[8];
+};
+struct __align__(16) s64 {
+  float f[16];
+};
 
 template <class S>
 inline constexpr unsigned kFields = sizeof(S::f) / sizeof(float);

@@ -18,8 +18,8 @@ template <cache_op Load>
 __global__ void __launch_bounds__(kMatrixBlockX* kMatrixBlockY)
     matrix_copy(const float* in, float* out, matrix_map map) {
   const std::size_t along = blockIdx.x * kMatrixBlockX + threadIdx.x;
-  for (std::size_t across = blockIdx.y * kMatrixBlockY + threadIdx.y;
-       across < map.across_extent(); across += gridDim.y * kMatrixBlockY) {
+  for (std::size_t across = blockIdx.y * kMatrixBlockY + threadIdx.y; across < map.across_extent();
+       across += gridDim.y * kMatrixBlockY) {
     const std::size_t i = map.element(along, across);
     if (i != matrix_map::kNone) out[i] = load<Load>(in + i);
   }

@@ -38,6 +38,30 @@ inline constexpr unsigned long long kHwPowerBrake = 0x80;
 inline constexpr unsigned long long kDisplayClocks = 0x100;
 }  // namespace reason
 
+/// nvmlFieldValue_t (40 bytes): ask with field_id (and scope_id: a link), read value where
+/// nvml_return is kSuccess. The C2C fields (NVLink-C2C, Grace Hopper) exist since R520.
+struct field_value {
+  unsigned int field_id;
+  unsigned int scope_id;
+  long long timestamp;
+  long long latency_usec;
+  int value_type;
+  result nvml_return;
+  union {
+    double d;
+    unsigned int ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    int si;
+    unsigned short us;
+  } value;
+};
+static_assert(sizeof(field_value) == 40, "nvmlFieldValue_t is 40 bytes");
+inline constexpr unsigned kFieldC2cLinkCount = 170;   // NVML_FI_DEV_C2C_LINK_COUNT
+inline constexpr unsigned kFieldC2cLinkStatus = 171;  // NVML_FI_DEV_C2C_LINK_GET_STATUS: 1 active
+inline constexpr unsigned kFieldC2cLinkMaxBw = 172;   // NVML_FI_DEV_C2C_LINK_GET_MAX_BW: MB/s
+
 /// nvmlProcessInfo_v2_t, as nvmlDeviceGetComputeRunningProcesses_v2 fills it (24 bytes).
 struct process_info {
   unsigned int pid;
@@ -64,6 +88,14 @@ struct api {
   result (*ecc_errors)(device, int, int, unsigned long long*) = nullptr;
   result (*retired_pages)(device, int, unsigned*, unsigned long long*) = nullptr;
   result (*remapped_rows)(device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  // The PCIe link (host_link.hpp): now, the most this GPU in this system can train to, and
+  // the most the GPU itself supports.
+  result (*curr_pcie_link_generation)(device, unsigned*) = nullptr;
+  result (*curr_pcie_link_width)(device, unsigned*) = nullptr;
+  result (*max_pcie_link_generation)(device, unsigned*) = nullptr;
+  result (*max_pcie_link_width)(device, unsigned*) = nullptr;
+  result (*gpu_max_pcie_link_generation)(device, unsigned*) = nullptr;
+  result (*field_values)(device, int, field_value*) = nullptr;
 
   ~api() {
     if (shutdown) shutdown();
@@ -100,6 +132,12 @@ struct api {
     a->bind(a->ecc_errors, {"nvmlDeviceGetTotalEccErrors"});
     a->bind(a->retired_pages, {"nvmlDeviceGetRetiredPages"});
     a->bind(a->remapped_rows, {"nvmlDeviceGetRemappedRows"});
+    a->bind(a->curr_pcie_link_generation, {"nvmlDeviceGetCurrPcieLinkGeneration"});
+    a->bind(a->curr_pcie_link_width, {"nvmlDeviceGetCurrPcieLinkWidth"});
+    a->bind(a->max_pcie_link_generation, {"nvmlDeviceGetMaxPcieLinkGeneration"});
+    a->bind(a->max_pcie_link_width, {"nvmlDeviceGetMaxPcieLinkWidth"});
+    a->bind(a->gpu_max_pcie_link_generation, {"nvmlDeviceGetGpuMaxPcieLinkGeneration"});
+    a->bind(a->field_values, {"nvmlDeviceGetFieldValues"});
     if (!a->init || !a->handle_by_pci_bus_id) {
       *why_not = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
       return nullptr;

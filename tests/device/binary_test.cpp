@@ -250,10 +250,21 @@ TEST(BinaryOnGpu, AnotherProcessOnTheGpuIsFlaggedAndWarned) {
 using tokens = std::set<std::string>;
 
 /// One kernel's global loads (LDG...) and stores (STG...) as sets of dot-separated tokens.
-/// Tokens, not strings: modifier order varies (DESIGN.md).
+/// Tokens, not strings: modifier order varies (DESIGN.md). `other` holds the kernel's other
+/// memory instructions (local LDL/STL, constant LDC, texture TEX/TLD, surface SUST/SULD) whole,
+/// operands included (LDC's bank tells a __constant__ table from the kernel's parameters).
 struct kernel_sass {
   std::vector<tokens> loads, stores;
+  std::vector<std::string> other;
 };
+
+/// A cheap look before the regex: whether a SASS line may hold an instruction of `other`.
+bool mentions_other_access(const std::string& line) {
+  for (const char* op : {"LDL", "STL", "LDC", "TEX", "TLD", "SUST", "SULD"}) {
+    if (line.find(op) != std::string::npos) return true;
+  }
+  return false;
+}
 
 /// Every kernel of a binary by mangled name (a template instantiated in two files appears
 /// twice in the binary; its instructions are pooled).
@@ -266,6 +277,7 @@ std::map<std::string, kernel_sass> disassemble(const std::string& binary) {
   std::map<std::string, kernel_sass> kernels;
   const std::regex function_line(R"(Function : (\S+))");
   const std::regex access(R"(\b(LDG|STG)(\.[A-Z0-9_]+)*)");
+  const std::regex other_access(R"(\b(LDL|STL|LDC|TEX|TLD|SUST|SULD)(\.[A-Z0-9_]+)*[^;]*)");
   std::istringstream lines(dump.output);
   kernel_sass* current = nullptr;
   for (std::string line; std::getline(lines, line);) {
@@ -277,6 +289,8 @@ std::map<std::string, kernel_sass> disassemble(const std::string& binary) {
       std::istringstream instruction(m[0].str());
       for (std::string part; std::getline(instruction, part, '.');) t.insert(part);
       (m[1] == "LDG" ? current->loads : current->stores).push_back(t);
+    } else if (current && mentions_other_access(line) && std::regex_search(line, m, other_access)) {
+      current->other.push_back(m[0].str());
     }
   }
   return kernels;
@@ -465,6 +479,132 @@ TEST(FlavorSass, PlainLoadKernelsDifferBetweenCaAndCg) {
     }
   }
   EXPECT_EQ(compared.size(), 7u) << "a kernel family of the comparison was not found";
+}
+
+/// The kernels built once (gmb_bench_once, namespace gmb::built_once) named `kernel`.
+std::vector<std::pair<std::string, const kernel_sass*>> built_once_kernels(
+    const std::string& flavor, const std::string& kernel) {
+  std::vector<std::pair<std::string, const kernel_sass*>> found;
+  const std::string mangled = "10built_once" + std::to_string(kernel.size()) + kernel + "I";
+  for (const auto& [name, sass] : sass_of(flavor)) {
+    if (contains(name, mangled)) found.emplace_back(name, &sass);
+  }
+  return found;
+}
+
+/// How many of a kernel's other memory instructions have opcode `op` (LDL matches LDL.LU too).
+std::size_t count_op(const kernel_sass& sass, const std::string& op) {
+  return std::count_if(sass.other.begin(), sass.other.end(), [&](const std::string& i) {
+    return i.rfind(op, 0) == 0 &&
+           (i.size() == op.size() || i[op.size()] == '.' || i[op.size()] == ' ');
+  });
+}
+
+/// texture_path values (kernels/texture.cuh): global ldg tex1d tex2d array surface.
+TEST(OnChipSass, TextureKernelsFetchAndStoreThroughTheirPath) {
+  GMB_REQUIRE_CUOBJDUMP();
+  std::vector<int> reads(5, 0), writes(6, 0);
+  for (const auto& [name, sass] : built_once_kernels("default", "texture_read")) {
+    int path = -1;
+    for (int k = 0; k < 5; ++k) {
+      if (contains(name, mangled_op("texture_path", k))) path = k;
+    }
+    ASSERT_GE(path, 0) << name;
+    ++reads[path];
+    EXPECT_FALSE(sass->stores.empty()) << name;  // out[t]: a plain store
+    const std::size_t tex = count_op(*sass, "TEX"), tld = count_op(*sass, "TLD");
+    if (path <= 1) {  // plain loads (never read-only) and __ldg (always)
+      ASSERT_FALSE(sass->loads.empty()) << name;
+      for (const auto& t : sass->loads) EXPECT_EQ(t.count("CONSTANT"), path == 1 ? 1u : 0u) << name;
+      EXPECT_EQ(tex + tld, 0u) << name;
+    } else {  // fetches only: tex1Dfetch is TLD, tex2D is TEX
+      EXPECT_TRUE(sass->loads.empty()) << name;
+      EXPECT_GT(path == 2 ? tld : tex, 0u) << name;
+    }
+  }
+  for (const auto& [name, sass] : built_once_kernels("default", "texture_write")) {
+    const bool surface = contains(name, mangled_op("texture_path", 5));
+    ++writes[surface ? 5 : 0];
+    EXPECT_EQ(sass->stores.empty(), surface) << name;
+    EXPECT_EQ(count_op(*sass, "SUST") > 0, surface) << name;
+  }
+  // Four walk types (rows, columns, stencil, tile gather) per read path; rows and columns
+  // written by plain stores and by the surface.
+  EXPECT_EQ(reads, std::vector<int>(5, 4));
+  EXPECT_EQ(writes, (std::vector<int>{2, 0, 0, 0, 0, 2}));
+}
+
+/// constant_path values (kernels/constant.cuh): constant global ldg.
+TEST(OnChipSass, ConstantKernelsReadTheConstantBankWithARegisterIndex) {
+  GMB_REQUIRE_CUOBJDUMP();
+  std::vector<int> seen(3, 0);
+  for (const auto& [name, sass] : built_once_kernels("default", "constant_read")) {
+    int path = -1;
+    for (int k = 0; k < 3; ++k) {
+      if (contains(name, mangled_op("constant_path", k))) path = k;
+    }
+    ASSERT_GE(path, 0) << name;
+    ++seen[path];
+    // The user's __constant__ data sits in bank 3 on sm_90 (kernel parameters in bank 0):
+    // LDC with a per-thread register index, the instruction the serialization curve measures.
+    const std::size_t indexed = std::count_if(
+        sass->other.begin(), sass->other.end(),
+        [](const std::string& i) { return i.rfind("LDC", 0) == 0 && contains(i, "c[0x3][R"); });
+    if (path == 0) {
+      EXPECT_GE(indexed, 16u) << name;  // the loop is unrolled 16 times
+      EXPECT_TRUE(sass->loads.empty()) << name;
+    } else {
+      EXPECT_EQ(indexed, 0u) << name;
+      ASSERT_FALSE(sass->loads.empty()) << name;
+      for (const auto& t : sass->loads) EXPECT_EQ(t.count("CONSTANT"), path == 2 ? 1u : 0u) << name;
+    }
+  }
+  EXPECT_EQ(seen, std::vector<int>(3, 1));
+}
+
+/// local_index values (kernels/local.cuh): static uniform lane.
+TEST(OnChipSass, LocalMemoryInstructionsExactlyWhereTheArraysAndSpillsAre) {
+  GMB_REQUIRE_CUOBJDUMP();
+  int arrays = 0, spills = 0;
+  for (const auto& [name, sass] : built_once_kernels("default", "local_array")) {
+    ++arrays;
+    const bool run_time_index = contains(name, mangled_op("local_index", 1)) ||
+                                contains(name, mangled_op("local_index", 2));
+    // Arrays of 32 and 128 words indexed at run time live in local memory; 8 words stay in
+    // registers (CUDA 13.0's choice: the quick sweep's control), and so does every array
+    // indexed at compile time.
+    const bool local = run_time_index && !contains(name, "ELj8E");
+    EXPECT_EQ(count_op(*sass, "LDL") > 0, local) << name;
+    EXPECT_EQ(count_op(*sass, "STL") > 0, local) << name;
+  }
+  for (const auto& [name, sass] : built_once_kernels("default", "local_spill")) {
+    ++spills;
+    const bool bounded = contains(name, "ILj8E");  // 8 blocks of 256: 32 registers
+    EXPECT_EQ(count_op(*sass, "LDL") > 0, bounded) << name;
+    EXPECT_EQ(count_op(*sass, "STL") > 0, bounded) << name;
+  }
+  EXPECT_EQ(arrays, 9);  // sizes 8, 32, 128 x three index kinds
+  EXPECT_EQ(spills, 2);
+}
+
+/// The on-chip families' kernels are compiled once: the same instructions in every binary.
+TEST(OnChipSass, BuiltOnceKernelsAreTheSameInEveryBuild) {
+  GMB_REQUIRE_CUOBJDUMP();
+  std::size_t compared = 0;
+  for (const char* kernel :
+       {"texture_read", "texture_write", "constant_read", "local_array", "local_spill"}) {
+    for (const auto& [name, sass] : built_once_kernels("default", kernel)) {
+      for (const char* flavor : {"ca", "cg"}) {
+        const auto other = sass_of(flavor).find(name);
+        ASSERT_NE(other, sass_of(flavor).end()) << name << " is missing from " << flavor;
+        EXPECT_EQ(sass->loads, other->second.loads) << name << " in " << flavor;
+        EXPECT_EQ(sass->stores, other->second.stores) << name << " in " << flavor;
+        EXPECT_EQ(sass->other, other->second.other) << name << " in " << flavor;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 5u * 4 + 4 + 3 + 9 + 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Flavors, FlavorSmoke, ::testing::Values("default", "ca", "cg"),

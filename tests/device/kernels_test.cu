@@ -9,6 +9,7 @@
 #include <string>
 
 #include "benchmarks/families.hpp"
+#include "gmb/host_link.hpp"
 #include "tests/device/gpu.hpp"
 
 namespace gmb {
@@ -51,7 +52,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   std::map<std::string, int> per_family;
   for (const auto& c : cases) ++per_family[family_of(c.name)];
   const bool peer = describe_peer(env_->device().ordinal).device >= 0;
-  EXPECT_EQ(per_family["ref"], peer ? 4 : 2);  // memcpy_peer both ways with a partner
+  const bool mapped = host_mapped_support(0) == "yes";
+  // memcpy_peer both ways with a partner; memcpy_h2d and _d2h, pinned and pageable
+  EXPECT_EQ(per_family["ref"], 2 + (peer ? 2 : 0) + (mapped ? 4 : 0));
   EXPECT_EQ(per_family["peer"], peer ? 20 : 0);
   EXPECT_EQ(per_family["read"] + per_family["write"] + per_family["copy"], 3 * 4 * 4 * 2);
   EXPECT_EQ(per_family["vector"], 5 * 4);
@@ -62,6 +65,12 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["aos_staged"], 6);
   EXPECT_EQ(per_family["warp"], 3);
   EXPECT_EQ(per_family["readonly"], 5 * 3);  // five patterns, three loads each
+  // The other paths (host_paths_test.cu and onchip_paths_test.cu check their names).
+  EXPECT_EQ(per_family["host"], mapped ? 12 : 0);
+  EXPECT_EQ(per_family["managed"], managed_support(0) == "yes" ? 4 : 0);
+  EXPECT_EQ(per_family["texture"], 17);
+  EXPECT_EQ(per_family["constant"], 11);
+  EXPECT_EQ(per_family["local"], 6);
   EXPECT_EQ(per_family["gather"], 1);
   EXPECT_EQ(per_family["scatter"], 1);
   EXPECT_GE(per_family["matrix"], 8);
@@ -164,6 +173,15 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_LT(counters["sm_clock_mhz"], 1.05e-3 * env_->device().max_sm_clock_khz);
       continue;
     }
+    if (family == "host" || family == "managed" || family == "texture" || family == "constant" ||
+        family == "local" || starts_with(c.name, "ref/memcpy_h2d/") ||
+        starts_with(c.name, "ref/memcpy_d2h/")) {
+      // Built once, run in the default flavor; verify() checked the output (the family's own
+      // test file checks bytes and counters).
+      EXPECT_FALSE(c.every_flavor);
+      EXPECT_GT(c.bytes_read + c.bytes_written, 0.0);
+      continue;
+    }
     if (family == "peer" || starts_with(c.name, "ref/memcpy_peer/")) {
       // verify() checked the partner's array or the output (PeerFamily... checks the names).
       EXPECT_GT(c.bytes_read + c.bytes_written, 0.0);
@@ -238,7 +256,7 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
-        starts_with(c.name, "inflight/read/")) {
+        starts_with(c.name, "inflight/read/") || starts_with(c.name, "managed/read/")) {
       continue;  // checking reads write nothing; see the next test
     }
     SCOPED_TRACE(c.name);
