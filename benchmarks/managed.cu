@@ -100,7 +100,7 @@ bench_case read_case(environment& env, placement p, std::size_t bytes, double li
   auto array = std::make_shared<managed_buffer>();  // made in prepare, freed in release
 
   bench_case c;
-  c.name = bench_name("managed", "read/" + std::string(param(p)));
+  c.name = bench_name("managed", "read") + "/" + param(p);  // param(p) is a key:value
   c.every_flavor = false;
   c.prepare = [array, bytes, p, device](environment& e) {
     if (array->bytes() == 0) {
@@ -160,7 +160,7 @@ bench_case first_touch_case(std::size_t bytes) {
   const std::size_t tiles = bytes / kTileBytes;
   auto array = std::make_shared<managed_buffer>();
   bench_case c;
-  c.name = bench_name("managed", "write/touch:first");
+  c.name = bench_name("managed", "write", {{"touch", "first"}});
   c.every_flavor = false;
   c.launches_per_iteration = 1;
   c.prepare = [array, bytes](environment& e) {

@@ -154,7 +154,8 @@ bench_case read_case(environment& env, const std::string& walk_name, const Walk&
   const unsigned grid = static_cast<unsigned>(n / kTextureBlock);
   auto res = std::make_shared<texture_resources>();
   bench_case c;
-  c.name = bench_name("texture", "read/" + walk_name, {{"path", name(Path)}});
+  // walk_name holds parameters of its own (cols/block:32x8): the family and op come first.
+  c.name = bench_name("texture", "read") + "/" + walk_name + "/path:" + name(Path);
   c.prepare = [=](environment& e) {
     e.in().fill(kInputPattern, e.stream());
     e.out().poison(e.stream());
@@ -187,7 +188,7 @@ bench_case write_case(environment& env, const std::string& walk_name, const Walk
   const unsigned grid = static_cast<unsigned>(n / kTextureBlock);
   auto res = std::make_shared<texture_resources>();
   bench_case c;
-  c.name = bench_name("texture", "write/" + walk_name, {{"path", name(Path)}});
+  c.name = bench_name("texture", "write") + "/" + walk_name + "/path:" + name(Path);
   c.prepare = [=](environment& e) {
     e.out().poison(e.stream());
     if constexpr (Path == texture_path::kSurface) {
