@@ -93,11 +93,12 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
   const std::string flavor = GetParam();
   const std::string binary = binary_of(flavor);
   const std::string out = ::testing::TempDir() + "gmb_smoke_" + flavor + ".json";
-  const result r = run(binary +
-                       " --gmb_bytes=8M --benchmark_min_time=0.01"
-                       " --benchmark_filter='^(ref/|copy/f32x4/ilp:4/|read/f32/ilp:1/)'"
-                       " --benchmark_out_format=json --benchmark_out=" +
-                       out);
+  const result r =
+      run(binary +
+          " --gmb_bytes=8M --benchmark_min_time=0.01"
+          " --benchmark_filter='^(ref/mem(cpy_d2d|set)|copy/f32x4/ilp:4/|read/f32/ilp:1/)'"
+          " --benchmark_out_format=json --benchmark_out=" +
+          out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   std::ifstream file(out);
@@ -155,7 +156,7 @@ constexpr const char* kMinTimeFlag = "--benchmark_min_time=0.05";
 
 TEST(BinaryOnGpu, NamesAreTheSameWithAndWithoutMinTime) {
   GMB_REQUIRE_GPU();
-  const std::string filter = " --benchmark_filter='^(ref/|copy/f32x4/ilp:1/)'";
+  const std::string filter = " --benchmark_filter='^(ref/mem(cpy_d2d|set)|copy/f32x4/ilp:1/)'";
   const auto plain = listed(filter);
   EXPECT_EQ(plain.size(), 4u);
   EXPECT_EQ(listed(filter + " " + kMinTimeFlag), plain);
@@ -206,6 +207,24 @@ TEST(BinaryOnGpu, FiltersMatchTheNamesWithoutManualTime) {
   expect_one_line_error("--benchmark_filter='copy/(f32'", "--benchmark_filter:");
 }
 
+/// The families built once run in the default flavor; the caching builds skip them and say so,
+/// unless --gmb_every_flavor.
+TEST(BinaryOnGpu, CachingBuildsRunTheOtherPathsOnlyWhenAsked) {
+  GMB_REQUIRE_GPU();
+  const std::string constant = " --benchmark_list_tests --benchmark_filter='^constant/'";
+  const result skipped = run(std::string(GMB_BINARY_CG) + constant);
+  EXPECT_NE(skipped.exit_code, 0);
+  EXPECT_NE(skipped.output.find("gmembench: error: the filter '^constant/' matched only"),
+            std::string::npos)
+      << skipped.output;
+  EXPECT_NE(skipped.output.find("--gmb_every_flavor"), std::string::npos) << skipped.output;
+  const result asked = run(std::string(GMB_BINARY_CG) + constant + " --gmb_every_flavor");
+  EXPECT_EQ(asked.exit_code, 0) << asked.output;
+  EXPECT_EQ(listed("--benchmark_filter='^constant/'").size(), 11u);
+  EXPECT_NE(asked.output.find("constant/read/distinct:32/ws:1024/path:constant"), std::string::npos)
+      << asked.output;
+}
+
 /// Starts the competitor and waits until it streams; pclose() waits for its end.
 FILE* start_hog(double seconds) {
   FILE* hog = popen((std::string(GMB_STREAM_HOG) + " " + std::to_string(seconds)).c_str(), "r");
@@ -223,10 +242,11 @@ TEST(BinaryOnGpu, AnotherProcessOnTheGpuIsFlaggedAndWarned) {
   ASSERT_NE(hog, nullptr) << "the competing process did not start";
   const std::string out = ::testing::TempDir() + "gmb_health.json";
   const std::string health = ::testing::TempDir() + "gmb_health_state.json";
-  const result r = run(std::string(GMB_BINARY_DEFAULT) +
-                       " --gmb_bytes=256M --benchmark_filter='^(ref/|copy/f32x4/ilp:1/grid:full)'"
-                       " --gmb_health_out=" +
-                       health + " --benchmark_out_format=json --benchmark_out=" + out);
+  const result r = run(
+      std::string(GMB_BINARY_DEFAULT) +
+      " --gmb_bytes=256M --benchmark_filter='^(ref/mem(cpy_d2d|set)|copy/f32x4/ilp:1/grid:full)'"
+      " --gmb_health_out=" +
+      health + " --benchmark_out_format=json --benchmark_out=" + out);
   pclose(hog);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("gmembench: warning: GPU 0: another process on the GPU (pid "),
