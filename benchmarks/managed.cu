@@ -5,7 +5,7 @@
 // iteration (untimed), then timed: managed/read/prefetch:gpu (cudaMemPrefetchAsync back to
 // the GPU, then the read), managed/read/pages:host (the read migrates them on demand),
 // managed/read/advice:read_mostly (read-mostly advice: the read duplicates them on demand);
-// those move 128 MiB (at most the array) over the link per iteration, whose rate is their peak.
+// those move 64 MiB (at most the array) over the link per iteration, whose rate is their peak.
 // Full sweep: managed/write/touch:first (a write of a fresh allocation: the first touch
 // itself). Bytes: read n*sizeof(T), write n*sizeof(T). Managed arrays never exceed a quarter
 // of the GPU's free memory (host_link.hpp: larger requests fail with a one-line error).

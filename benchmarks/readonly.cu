@@ -49,13 +49,15 @@ void add_gather(environment& env, unsigned window_bytes, std::vector<bench_case>
 std::vector<bench_case> readonly_cases(environment& env, sweep s) {
   const bool full = s == sweep::kFull;
   std::vector<bench_case> cases;
-  add_loads<1>(env, bench_name("readonly", "offset", {{"off", 1}}), offset_map{1}, 1, cases);
+  if (full)
+    add_loads<1>(env, bench_name("readonly", "offset", {{"off", 1}}), offset_map{1}, 1, cases);
   for (unsigned stride : {2u, 4u, 8u, 32u}) {
     if (!full && stride != 4) continue;
     add_loads<1>(env, bench_name("readonly", "stride", {{"s", stride}}), strided_map{stride}, 1,
                  cases);
   }
-  add_loads<1>(env, bench_name("readonly", "aos", {{"bytes", 12}}), aos_map{3, 1}, 1, cases);
+  if (full)
+    add_loads<1>(env, bench_name("readonly", "aos", {{"bytes", 12}}), aos_map{3, 1}, 1, cases);
   add_gather(env, 1u << 20, cases);  // 1 MiB windows: no L1 holds one, the L2 does
   if (full) add_gather(env, 1u << 13, cases);
   add_stencil<2>(env, cases);

@@ -234,7 +234,7 @@ void add_reads(environment& env, sweep s, const std::string& walk_name, const Wa
   cases.push_back(read_case<texture_path::kGlobal>(env, walk_name, walk));
   if (s == sweep::kFull) cases.push_back(read_case<texture_path::kLdg>(env, walk_name, walk));
   if (s == sweep::kFull) cases.push_back(read_case<texture_path::kTex1d>(env, walk_name, walk));
-  cases.push_back(read_case<texture_path::kTex2d>(env, walk_name, walk));
+  if (s == sweep::kFull) cases.push_back(read_case<texture_path::kTex2d>(env, walk_name, walk));
   cases.push_back(read_case<texture_path::kArray>(env, walk_name, walk));
 }
 

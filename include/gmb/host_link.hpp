@@ -319,7 +319,7 @@ inline std::size_t host_link_bytes(std::size_t array_bytes) {
 }
 
 /// Managed arrays whose pages cross the link every iteration (migration on demand).
-inline constexpr std::size_t kManagedMigrationBytes = 128 * kMiB;
+inline constexpr std::size_t kManagedMigrationBytes = 64 * kMiB;
 
 /// Managed memory never takes more than this share of the GPU's free memory: oversubscribed
 /// managed memory evicts pages and can hang the GPU, not only the process.

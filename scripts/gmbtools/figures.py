@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
 from . import ladders, littles_law
+from .flavors import DEFAULT_FLAVOR_ONLY
 from .naming import LATENCY_FAMILIES, element_bytes
 from .plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, bytes_text, color, draw_bars,
                       draw_reference_lines, draw_series, error_handle, error_note,
@@ -656,9 +657,10 @@ def _bar_label(ax: Axes, x: float, gbs: float, text: str, top: float, room: floa
 
 def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> list[str]:
     # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families; a
-    # latency benchmark's bytes per second is no bandwidth.
-    rows = medians.loc[(medians["flavor"] == flavor)
-                       & ~medians["family"].isin(["cache", *LATENCY_FAMILIES])]
+    # latency benchmark's bytes per second is no bandwidth; the families built once have no
+    # other flavor to compare.
+    skipped = ["cache", *LATENCY_FAMILIES, *DEFAULT_FLAVOR_ONLY]
+    rows = medians.loc[(medians["flavor"] == flavor) & ~medians["family"].isin(skipped)]
     chosen: list[str] = []
     for _, members in rows.groupby("family", sort=False):
         if len(members) <= small:

@@ -6,6 +6,11 @@ FLAVORS = ("default", "ca", "cg")
 BINARIES = {"default": "gmembench", "ca": "gmembench-ca", "cg": "gmembench-cg"}
 
 
+# Families whose kernels compile alike in every build: the caching builds skip them (their
+# JSON context counts them as gmb_default_flavor_only), so no flavor comparison includes them.
+DEFAULT_FLAVOR_ONLY = ("texture", "constant", "local", "host", "managed")
+
+
 def json_name(flavor: str) -> str:
     """File name of a flavor's results inside a results folder."""
     return f"{flavor}.json"

@@ -101,11 +101,18 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
     peak = _first(rows, "gpu_peak_gbs")
     if sms is None or peak is None:
         return
-    cases = rows.loc[(rows["family"] == "inflight") & rows["variant"].isin(["read", "copy"])]
-    cases = cases.dropna(subset=["bytes_in_flight_per_sm", "gbs"])
-    if cases.empty or not {"w", "ilp", "block", "bpsm", "grid"} <= set(cases.columns):
+    if not {"w", "ilp", "block", "bpsm", "grid"} <= set(rows.columns):
         return
-    blocks = rows.loc[(rows["family"] == "inflight") & (rows["variant"] == "blocks")]
+    # Other families share these keys with values of their own (texture's block:32x8): the
+    # column is text then, and inflight's values are read back as numbers.
+    inflight = rows.loc[rows["family"] == "inflight"].assign(
+        **{key: lambda f, key=key: pd.to_numeric(f[key], errors="coerce")
+           for key in ("w", "ilp", "block", "bpsm")})
+    cases = inflight.loc[inflight["variant"].isin(["read", "copy"])]
+    cases = cases.dropna(subset=["bytes_in_flight_per_sm", "gbs"])
+    if cases.empty:
+        return
+    blocks = inflight.loc[inflight["variant"] == "blocks"]
     extra = _round_excess(cases, sms, curves)
     for index, case in cases.iterrows():
         curve = curves[case["variant"]]

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import health, results, runinfo
 from .errors import GmbError
-from .flavors import FLAVORS, json_name
+from .flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
 from .naming import LATENCY_FAMILIES
 from .results import Median, Results
 from .runinfo import RunInfo
@@ -191,8 +191,8 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
     default_only = str(loaded.context.get("gmb_default_flavor_only", "0"))
     if default_only.isdigit() and int(default_only) > 0:
         lines.append(
-            f"- {default_only} benchmarks compile alike in every build (texture, constant,"
-            " local, host, managed) and ran in the default flavor only"
+            f"- {default_only} benchmarks compile alike in every build"
+            f" ({', '.join(DEFAULT_FLAVOR_ONLY)}) and ran in the default flavor only"
         )
     if flagged:
         lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
