@@ -36,6 +36,7 @@ FIGURES = (
     FigureSpec("flavors", "Load caching: default vs ca vs cg", figures.flavors),
     FigureSpec("reuse", "Re-used lines: default vs ca vs cg", figures.reuse),
     FigureSpec("readonly", "Read-only path: plain, __ldg, const __restrict__", figures.readonly),
+    FigureSpec("paths", "Paths to memory: constant, texture, host link", figures.paths),
     FigureSpec("aos_soa", "Array of structs vs struct of arrays", figures.aos_soa),
     FigureSpec("word_ilp", "Word size × elements per thread", figures.word_ilp),
     FigureSpec("working_set", "Working-set sweep", figures.working_set),
