@@ -38,19 +38,9 @@ const std::vector<std::uint32_t>& host_table() {
 /// Launches timed apart for the warp-load rate (after the timed run: the rate beside the bytes).
 constexpr int kRateLaunches = 4;
 
-/// Four waves of full SMs, within the output array, in whole blocks.
-std::size_t constant_threads(environment& env) {
-  int per_sm = 0;
-  GMB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                        env.device().ordinal));
-  const std::size_t waves = std::size_t(4) * env.device().sms * per_sm;
-  const std::size_t words = env.array_bytes() / sizeof(std::uint32_t);
-  return std::min(waves, words) / kConstantBlock * kConstantBlock;
-}
-
 template <constant_path Path>
 bench_case constant_case(environment& env, std::uint32_t distinct, std::uint32_t ws_bytes) {
-  const std::size_t n = constant_threads(env);
+  const std::size_t n = four_waves_of_threads(env, kConstantBlock);
   const constant_walk walk{distinct, ws_bytes / 4};
   const unsigned grid = static_cast<unsigned>(n / kConstantBlock);
   bench_case c;
@@ -97,7 +87,7 @@ constexpr std::uint32_t kDistinct[] = {1, 2, 4, 8, 16, 32};
 
 std::vector<bench_case> constant_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;
-  if (constant_threads(env) == 0) return cases;
+  if (four_waves_of_threads(env, kConstantBlock) == 0) return cases;
   const bool full = s == sweep::kFull;
   for (std::uint32_t d : kDistinct)
     cases.push_back(constant_case<constant_path::kConstant>(env, d, kCurveWs));

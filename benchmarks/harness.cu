@@ -297,8 +297,9 @@ int failed_benchmarks() {
   return static_cast<int>(failed_names().size());
 }
 
-std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
-                                 std::size_t reads, const checking_read_launch& launch,
+std::string verify_checking_read(environment& env, std::uint32_t* input, std::size_t input_words,
+                                 const word_pattern& gen, std::size_t reads,
+                                 const checking_read_launch& launch,
                                  const reads_of_word_fn& reads_of_word,
                                  std::size_t planted_within) {
   const unsigned long long seen = env.read_counter();
@@ -312,14 +313,14 @@ std::string verify_checking_read(environment& env, device_buffer& input, const w
     return "expecting another pattern, " + std::to_string(all) + " of " + std::to_string(reads) +
            " element reads were reported (elements skipped or read twice)";
   }
-  const std::size_t words = planted_within != 0 ? planted_within : input.words();
+  const std::size_t words = planted_within != 0 ? planted_within : input_words;
   const std::size_t w = std::mt19937_64(reads)() % words;
   const std::size_t expected = reads_of_word ? reads_of_word(w) : 1;
   env.reset_counter();
-  input.write_word(w, ~gen(w), env.stream());
+  write_word(input, w, ~gen(w), env.stream());
   launch(env, gen);
   const unsigned long long found = env.read_counter();
-  input.write_word(w, gen(w), env.stream());
+  write_word(input, w, gen(w), env.stream());
   if (found != expected) {
     return "a wrong word planted at word " + std::to_string(w) + " was reported in " +
            std::to_string(found) + " element reads, expected " + std::to_string(expected);

@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -146,6 +147,17 @@ struct bench_case {
   double peak_bytes_per_second = 0;
 };
 
+/// Threads for four waves of full SMs, within the output array, in whole blocks of `block`
+/// (families that run hot on a fixed amount of work: constant, local).
+inline std::size_t four_waves_of_threads(environment& env, unsigned block) {
+  int per_sm = 0;
+  GMB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                        env.device().ordinal));
+  const std::size_t waves = std::size_t(4) * env.device().sms * per_sm;
+  const std::size_t words = env.array_bytes() / sizeof(std::uint32_t);
+  return std::min(waves, words) / block * block;
+}
+
 /// Which sweeps families register: the quick default suite or every point of every sweep.
 enum class sweep { kQuick, kFull };
 
@@ -218,9 +230,19 @@ using reads_of_word_fn = std::function<std::size_t(std::size_t word)>;
 /// once, unless the kernel re-reads); and one wrong word planted at a random position among the
 /// first `planted_within` words (0: anywhere in `input`) is reported by exactly the reads that
 /// see it: one, or `reads_of_word` of it.
-std::string verify_checking_read(environment& env, device_buffer& input, const word_pattern& gen,
-                                 std::size_t reads, const checking_read_launch& launch,
+std::string verify_checking_read(environment& env, std::uint32_t* input, std::size_t input_words,
+                                 const word_pattern& gen, std::size_t reads,
+                                 const checking_read_launch& launch,
                                  const reads_of_word_fn& reads_of_word = {},
                                  std::size_t planted_within = 0);
+/// The same for an input in a device_buffer.
+inline std::string verify_checking_read(environment& env, device_buffer& input,
+                                        const word_pattern& gen, std::size_t reads,
+                                        const checking_read_launch& launch,
+                                        const reads_of_word_fn& reads_of_word = {},
+                                        std::size_t planted_within = 0) {
+  return verify_checking_read(env, input.data<std::uint32_t>(), input.words(), gen, reads, launch,
+                              reads_of_word, planted_within);
+}
 
 }  // namespace gmb

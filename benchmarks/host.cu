@@ -40,16 +40,6 @@ const link_map<offset_map> kIdentity{offset_map{0}};
 /// Offsets shift f32 reads and writes by up to 32 elements (128 B: aligned again).
 constexpr std::size_t kMaxOffset = 32;
 
-/// Fills `bytes` at a device-visible address (here: host memory through its mapped pointer,
-/// written by the GPU over the link) with a word generator.
-template <class Gen>
-void fill_words(void* data, std::size_t bytes, const Gen& gen, cudaStream_t stream) {
-  const std::size_t vectors = bytes / sizeof(uint4);
-  detail::fill_words_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0, stream>>>(
-      static_cast<uint4*>(data), vectors, gen);
-  GMB_CUDA_CHECK(cudaGetLastError());
-}
-
 /// The family's host memory, made on first use and kept for the process (pinning costs tens
 /// of milliseconds: once, not per case), and what it holds: reads need the input pattern,
 /// writes poison it first.

@@ -22,16 +22,6 @@ namespace {
 /// Rounds of the spill kernel's loop (a run-time argument: the loop stays a loop).
 constexpr unsigned kSpillRounds = 16;
 
-/// Four waves of full SMs, within the output array, in whole blocks.
-std::size_t local_threads(environment& env) {
-  int per_sm = 0;
-  GMB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                        env.device().ordinal));
-  const std::size_t waves = std::size_t(4) * env.device().sms * per_sm;
-  const std::size_t words = env.array_bytes() / sizeof(std::uint32_t);
-  return std::min(waves, words) / kLocalBlock * kLocalBlock;
-}
-
 /// What the compiler made of a kernel, as counters.
 template <class Kernel>
 measurements kernel_counters(Kernel* kernel) {
@@ -68,7 +58,7 @@ bench_case local_case(std::string name, std::size_t n, Kernel* kernel, const Wor
 
 template <local_index Index, unsigned Size>
 bench_case array_case(environment& env) {
-  const std::size_t n = local_threads(env);
+  const std::size_t n = four_waves_of_threads(env, kLocalBlock);
   const local_walk walk{Index, Size, 0};
   bench_case c = local_case(bench_name("local", "array", {{"index", name(Index)}, {"size", Size}}),
                             n, built_once::local_array<Index, Size>,
@@ -86,7 +76,7 @@ bench_case array_case(environment& env) {
 
 template <unsigned MinBlocks>
 bench_case spill_case(environment& env) {
-  const std::size_t n = local_threads(env);
+  const std::size_t n = four_waves_of_threads(env, kLocalBlock);
   const long long regs =
       65536 / (MinBlocks * kLocalBlock) < 255 ? 65536 / (MinBlocks * kLocalBlock) : 255;
   return local_case(bench_name("local", "spill", {{"live", kSpillLive}, {"regs", regs}}), n,
@@ -105,7 +95,7 @@ void add_arrays(environment& env, std::vector<bench_case>& cases) {
 
 std::vector<bench_case> local_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;
-  if (local_threads(env) == 0) return cases;
+  if (four_waves_of_threads(env, kLocalBlock) == 0) return cases;
   if (s == sweep::kFull) {
     add_arrays<8>(env, cases);
   } else {  // 8 words indexed at run time: small enough that the compiler keeps them in registers

@@ -44,48 +44,6 @@ const char* param(placement p) {
   return "?";
 }
 
-template <class Gen>
-void fill_words(void* data, std::size_t bytes, const Gen& gen, cudaStream_t stream) {
-  const std::size_t vectors = bytes / sizeof(uint4);
-  detail::fill_words_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0, stream>>>(
-      static_cast<uint4*>(data), vectors, gen);
-  GMB_CUDA_CHECK(cudaGetLastError());
-}
-
-/// verify_checking_read (harness.cuh) for a managed array: no wrong element seen during the
-/// run; told to expect another pattern, the kernel reports all `reads`; one wrong word planted
-/// at a random position is reported exactly once.
-std::string verify_managed_read(environment& env, const managed_buffer& input, std::size_t reads,
-                                const checking_read_launch& launch) {
-  const unsigned long long seen = env.read_counter();
-  if (seen != 0) {
-    return std::to_string(seen) + " element(s) read wrong during the timed launches";
-  }
-  env.reset_counter();
-  launch(env, word_pattern{kInputPattern.seed ^ 0x40000000u});  // every word now differs
-  const unsigned long long all = env.read_counter();
-  if (all != reads) {
-    return "expecting another pattern, " + std::to_string(all) + " of " + std::to_string(reads) +
-           " element reads were reported (elements skipped or read twice)";
-  }
-  auto poke = [&](std::size_t w, std::uint32_t value) {
-    GMB_CUDA_CHECK(cudaMemcpyAsync(input.data<std::uint32_t>() + w, &value, sizeof(value),
-                                   cudaMemcpyDefault, env.stream()));
-    GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
-  };
-  const std::size_t w = std::mt19937_64(reads)() % (input.bytes() / sizeof(std::uint32_t));
-  env.reset_counter();
-  poke(w, ~kInputPattern(w));
-  launch(env, kInputPattern);
-  const unsigned long long found = env.read_counter();
-  poke(w, kInputPattern(w));
-  if (found != 1) {
-    return "a wrong word planted at word " + std::to_string(w) + " was reported in " +
-           std::to_string(found) + " element reads, expected 1";
-  }
-  return "";
-}
-
 /// Waits for the stream, then sends every page of `a` to the host (untimed).
 void pages_to_host(environment& e, const managed_buffer& a) {
   GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
@@ -140,7 +98,8 @@ bench_case read_case(environment& env, placement p, std::size_t bytes, double li
     c.before_iteration = [array](environment& e) { pages_to_host(e, *array); };
   }
   c.verify = [array, read, reads](environment& e) {
-    return verify_managed_read(e, *array, reads, read);
+    return verify_checking_read(e, array->data<std::uint32_t>(),
+                                array->bytes() / sizeof(std::uint32_t), kInputPattern, reads, read);
   };
   c.release = [array](environment&) { *array = managed_buffer(); };
   c.bytes_read = static_cast<double>(reads) * sizeof(T);

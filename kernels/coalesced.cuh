@@ -27,9 +27,8 @@ __device__ __forceinline__ void load_slots(const T* in, const Map& map, std::siz
 /// counted in `bad_elements` (one atomic per thread that found any). All Ilp loads are issued
 /// before the first use.
 template <class T, unsigned Ilp, cache_op Load>
-__global__ void __launch_bounds__(kCoalescedBlock)
-    coalesced_read(const T* in, std::size_t tiles, word_pattern expected,
-                   unsigned long long* bad_elements) {
+__device__ __forceinline__ void checking_read(const T* in, std::size_t tiles, word_pattern expected,
+                                              unsigned long long* bad_elements) {
   const coalesced_map<kCoalescedBlock, Ilp> map;
   unsigned bad = 0;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -42,10 +41,16 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
 }
 
+template <class T, unsigned Ilp, cache_op Load>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    coalesced_read(const T* in, std::size_t tiles, word_pattern expected,
+                   unsigned long long* bad_elements) {
+  checking_read<T, Ilp, Load>(in, tiles, expected, bad_elements);
+}
+
 /// Writes the output pattern to every element.
 template <class T, unsigned Ilp, store_op Store>
-__global__ void __launch_bounds__(kCoalescedBlock)
-    coalesced_write(T* out, std::size_t tiles, word_pattern value) {
+__device__ __forceinline__ void pattern_write(T* out, std::size_t tiles, word_pattern value) {
   const coalesced_map<kCoalescedBlock, Ilp> map;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
@@ -55,6 +60,12 @@ __global__ void __launch_bounds__(kCoalescedBlock)
       store<Store>(out + e, make_element<T>(value, e));
     }
   }
+}
+
+template <class T, unsigned Ilp, store_op Store>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    coalesced_write(T* out, std::size_t tiles, word_pattern value) {
+  pattern_write<T, Ilp, Store>(out, tiles, value);
 }
 
 /// out[e] = in[e]; all Ilp loads are issued before the first store.

@@ -41,6 +41,27 @@ __global__ void fill_words_kernel(uint4* out, std::size_t vectors, Gen gen) {
   }
 }
 
+}  // namespace detail
+
+/// Fills `bytes` (whole 16-B vectors) at any address the GPU can write (device memory, mapped
+/// host memory, managed memory) with a word generator, on `stream`.
+template <class Gen>
+void fill_words(void* data, std::size_t bytes, const Gen& gen, cudaStream_t stream) {
+  const std::size_t vectors = bytes / sizeof(uint4);
+  detail::fill_words_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0, stream>>>(
+      static_cast<uint4*>(data), vectors, gen);
+  GMB_CUDA_CHECK(cudaGetLastError());
+}
+
+/// Writes one word at any address the copy engine reaches, and waits for it.
+inline void write_word(std::uint32_t* words, std::size_t index, std::uint32_t value,
+                       cudaStream_t stream) {
+  GMB_CUDA_CHECK(cudaMemcpyAsync(words + index, &value, sizeof(value), cudaMemcpyDefault, stream));
+  GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+namespace detail {
+
 /// Reads every word (16 B at a time) and counts those the generator disagrees with; one atomic
 /// per thread-vector that found any (checking is untimed, so simplicity wins over speed).
 template <class Gen>
@@ -78,8 +99,7 @@ mismatch_report run_check(cudaStream_t stream, Launch&& launch) {
   GMB_CUDA_CHECK(cudaMemcpyAsync(report, &init, sizeof(init), cudaMemcpyHostToDevice, stream));
   launch(report);
   mismatch_report result;
-  GMB_CUDA_CHECK(
-      cudaMemcpyAsync(&result, report, sizeof(result), cudaMemcpyDeviceToHost, stream));
+  GMB_CUDA_CHECK(cudaMemcpyAsync(&result, report, sizeof(result), cudaMemcpyDeviceToHost, stream));
   GMB_CUDA_CHECK(cudaFreeAsync(report, stream));
   GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
@@ -120,10 +140,7 @@ class device_buffer {
 
   template <class Gen>
   void fill(const Gen& gen, cudaStream_t stream) {
-    const std::size_t vectors = bytes_ / sizeof(uint4);
-    detail::fill_words_kernel<<<detail::utility_grid(vectors), detail::kUtilityBlock, 0,
-                                stream>>>(data<uint4>(), vectors, gen);
-    GMB_CUDA_CHECK(cudaGetLastError());
+    fill_words(data_, bytes_, gen, stream);
   }
 
   /// Queues a full read-and-check of the buffer; `report` (device memory) accumulates.
@@ -153,9 +170,7 @@ class device_buffer {
 
   /// Overwrites one word in `stream` order; synchronizes (the value lives on the host stack).
   void write_word(std::size_t index, std::uint32_t value, cudaStream_t stream) {
-    GMB_CUDA_CHECK(cudaMemcpyAsync(data<std::uint32_t>() + index, &value, sizeof(value),
-                                   cudaMemcpyHostToDevice, stream));
-    GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    gmb::write_word(data<std::uint32_t>(), index, value, stream);
   }
 
  private:
