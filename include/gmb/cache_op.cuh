@@ -11,34 +11,23 @@ enum class store_op { kDefault, kCg, kCs, kWt };
 
 constexpr const char* name(cache_op op) {
   switch (op) {
-    case cache_op::kDefault:
-      return "default";
-    case cache_op::kLdg:
-      return "ldg";
-    case cache_op::kCa:
-      return "ca";
-    case cache_op::kCg:
-      return "cg";
-    case cache_op::kCs:
-      return "cs";
-    case cache_op::kLu:
-      return "lu";
-    case cache_op::kCv:
-      return "cv";
+    case cache_op::kDefault: return "default";
+    case cache_op::kLdg: return "ldg";
+    case cache_op::kCa: return "ca";
+    case cache_op::kCg: return "cg";
+    case cache_op::kCs: return "cs";
+    case cache_op::kLu: return "lu";
+    case cache_op::kCv: return "cv";
   }
   return "?";
 }
 
 constexpr const char* name(store_op op) {
   switch (op) {
-    case store_op::kDefault:
-      return "default";
-    case store_op::kCg:
-      return "cg";
-    case store_op::kCs:
-      return "cs";
-    case store_op::kWt:
-      return "wt";
+    case store_op::kDefault: return "default";
+    case store_op::kCg: return "cg";
+    case store_op::kCs: return "cs";
+    case store_op::kWt: return "wt";
   }
   return "?";
 }

@@ -27,8 +27,9 @@ struct mapped_xor_words {
 
 namespace detail {
 template <class T, class ReadMap, class WriteMap>
-__global__ void check_mapped_kernel(const T* out, std::size_t threads, ReadMap read, WriteMap write,
-                                    word_pattern source, mismatch_report* report) {
+__global__ void check_mapped_kernel(const T* out, std::size_t threads, ReadMap read,
+                                    WriteMap write, word_pattern source,
+                                    mismatch_report* report) {
   for (std::size_t t = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; t < threads;
        t += std::size_t(gridDim.x) * blockDim.x) {
     if (element_mismatch(out[write(t, 0)], source, read(t, 0)) != 0) {
@@ -45,9 +46,8 @@ mismatch_report check_mapped(const T* out, std::size_t threads, const ReadMap& r
                              const WriteMap& write, const word_pattern& source,
                              cudaStream_t stream) {
   return run_check(stream, [&](mismatch_report* report) {
-    detail::
-        check_mapped_kernel<<<detail::utility_grid(threads), detail::kUtilityBlock, 0, stream>>>(
-            out, threads, read, write, source, report);
+    detail::check_mapped_kernel<<<detail::utility_grid(threads), detail::kUtilityBlock, 0,
+                                  stream>>>(out, threads, read, write, source, report);
     GMB_CUDA_CHECK(cudaGetLastError());
   });
 }
