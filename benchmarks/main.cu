@@ -232,6 +232,11 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
   entries.emplace_back(
       "gmb_peer", peer.device >= 0 ? std::to_string(peer.device) : "none (" + peer.reason + ")");
+  if (peer.device >= 0) {  // the link's rate (NVML), the pct_peak of peer/ and ref/memcpy_peer
+    const gmb::peer_link_info link = gmb::query_peer_link(device.ordinal);
+    entries.emplace_back("gpu_peer_link", link.describe());
+    entries.emplace_back("gpu_peer_link_gbs", gmb::format_gbs(link.bytes_per_second()));
+  }
   if (peer.device >= 0) {  // what the driver says of the pair (cudaDeviceGetP2PAttribute)
     for (const auto& [key, attribute] :
          {std::pair{"gmb_peer_performance_rank", cudaDevP2PAttrPerformanceRank},

@@ -4,15 +4,17 @@
 // peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here), dir:push
 // (here -> partner) and dir:both (each GPU pulling the other's array at once); the copy engine in
 // the same run: ref/memcpy_peer/dir:pull|push (cudaMemcpyPeerAsync). Bytes as everywhere: read +
-// written. The partner's buffer is one array, made on first use and kept for the process. With one
-// GPU, or without peer access, the family is empty and describe_peer says why. Never NVLink
-// multicast.
+// written; pct_peak is of the link (query_peer_link: NVLinks x their speed, else PCIe), counting
+// the bytes that cross it one way. The partner's buffer is one array, made on first use and kept
+// for the process. With one GPU, or without peer access, the family is empty and describe_peer says
+// why. Never NVLink multicast.
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "benchmarks/families.hpp"
 #include "gmb/element_types.cuh"
+#include "gmb/host_link.hpp"
 #include "gmb/naming.hpp"
 #include "kernels/coalesced.cuh"
 
@@ -42,6 +44,7 @@ struct peer_state {
   std::size_t bytes = 0;
   device_buffer remote;
   device_buffer remote_out;  // dir:both: what the partner's own kernel writes
+  double link_rate = 0;      // the link's theoretical rate one way (host_link.hpp), 0: unknown
   cudaStream_t stream = nullptr;
   cudaEvent_t go = nullptr, done = nullptr;
   device_buffer& buffer() {
@@ -130,6 +133,7 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   };
   read.bytes_read = bytes;
   read.model = load_model;
+  read.peak_bytes_per_second = state->link_rate;  // what crosses the link: all of it
   cases.push_back(std::move(read));
 
   bench_case write;
@@ -144,6 +148,7 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   };
   write.bytes_written = bytes;
   write.model = store_model;
+  write.peak_bytes_per_second = state->link_rate;
   cases.push_back(std::move(write));
 
   for (const bool pull : {true, false}) {
@@ -160,6 +165,7 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     copy.verify = [state, pull](environment& e) { return verify_one_way(e, *state, pull); };
     copy.bytes_read = copy.bytes_written = bytes;
     copy.model = load_model + store_model;
+    copy.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross the link
     cases.push_back(std::move(copy));
   }
 
@@ -196,6 +202,7 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     return error;
   };
   both.bytes_read = both.bytes_written = 2 * bytes;
+  both.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
   both.model = load_model + store_model + load_model + store_model;
   cases.push_back(std::move(both));
 }
@@ -219,6 +226,7 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
     };
     c.verify = [state, pull](environment& e) { return verify_one_way(e, *state, pull); };
     c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
+    c.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross the link
     cases.push_back(std::move(c));
   }
 }
@@ -248,6 +256,7 @@ std::vector<bench_case> peer_cases(environment& env, sweep) {
   auto state = std::make_shared<peer_state>();
   state->peer = partner.device;
   state->bytes = env.array_bytes();
+  state->link_rate = query_peer_link(env.device().ordinal).bytes_per_second();
   std::vector<bench_case> cases;
   add_kernels<float, 1>(env, state, cases);
   add_kernels<float, 4>(env, state, cases);

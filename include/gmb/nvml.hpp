@@ -58,9 +58,11 @@ struct field_value {
   } value;
 };
 static_assert(sizeof(field_value) == 40, "nvmlFieldValue_t is 40 bytes");
-inline constexpr unsigned kFieldC2cLinkCount = 170;   // NVML_FI_DEV_C2C_LINK_COUNT
-inline constexpr unsigned kFieldC2cLinkStatus = 171;  // NVML_FI_DEV_C2C_LINK_GET_STATUS: 1 active
-inline constexpr unsigned kFieldC2cLinkMaxBw = 172;   // NVML_FI_DEV_C2C_LINK_GET_MAX_BW: MB/s
+inline constexpr unsigned kFieldNvlinkSpeedMbps = 90;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON
+inline constexpr unsigned kFieldNvlinkCount = 91;      // NVML_FI_DEV_NVLINK_LINK_COUNT
+inline constexpr unsigned kFieldC2cLinkCount = 170;    // NVML_FI_DEV_C2C_LINK_COUNT
+inline constexpr unsigned kFieldC2cLinkStatus = 171;   // NVML_FI_DEV_C2C_LINK_GET_STATUS: 1 active
+inline constexpr unsigned kFieldC2cLinkMaxBw = 172;    // NVML_FI_DEV_C2C_LINK_GET_MAX_BW: MB/s
 
 /// nvmlProcessInfo_v2_t, as nvmlDeviceGetComputeRunningProcesses_v2 fills it (24 bytes).
 struct process_info {
