@@ -147,6 +147,12 @@ struct bench_case {
   double peak_bytes_per_second = 0;
 };
 
+/// The usual prepare: the input holds kInputPattern, the output is poisoned.
+inline void fill_input_poison_output(environment& e) {
+  e.in().fill(kInputPattern, e.stream());
+  e.out().poison(e.stream());
+}
+
 /// Threads for four waves of full SMs, within the output array, in whole blocks of `block`
 /// (families that run hot on a fixed amount of work: constant, local).
 inline std::size_t four_waves_of_threads(environment& env, unsigned block) {

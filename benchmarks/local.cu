@@ -39,10 +39,7 @@ bench_case local_case(std::string name, std::size_t n, Kernel* kernel, const Wor
   const unsigned grid = static_cast<unsigned>(n / kLocalBlock);
   bench_case c;
   c.name = std::move(name);
-  c.prepare = [](environment& e) {
-    e.in().fill(kInputPattern, e.stream());
-    e.out().poison(e.stream());
-  };
+  c.prepare = fill_input_poison_output;
   c.launch = [=](environment& e) {
     kernel<<<grid, kLocalBlock, 0, e.stream()>>>(e.in().data<const std::uint32_t>(),
                                                  e.out().data<std::uint32_t>(), n, args...);

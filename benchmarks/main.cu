@@ -236,8 +236,7 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
     const gmb::peer_link_info link = gmb::query_peer_link(device.ordinal);
     entries.emplace_back("gpu_peer_link", link.describe());
     entries.emplace_back("gpu_peer_link_gbs", gmb::format_gbs(link.bytes_per_second()));
-  }
-  if (peer.device >= 0) {  // what the driver says of the pair (cudaDeviceGetP2PAttribute)
+    // what the driver says of the pair (cudaDeviceGetP2PAttribute)
     for (const auto& [key, attribute] :
          {std::pair{"gmb_peer_performance_rank", cudaDevP2PAttrPerformanceRank},
           std::pair{"gmb_peer_native_atomics", cudaDevP2PAttrNativeAtomicSupported}}) {

@@ -157,8 +157,7 @@ bench_case read_case(environment& env, const std::string& walk_name, const Walk&
   // walk_name holds parameters of its own (cols/block:32x8): the family and op come first.
   c.name = bench_name("texture", "read") + "/" + walk_name + "/path:" + name(Path);
   c.prepare = [=](environment& e) {
-    e.in().fill(kInputPattern, e.stream());
-    e.out().poison(e.stream());
+    fill_input_poison_output(e);
     if (is_texture(Path) && res->texture == 0) make_read_texture(Path, e, m, *res);
   };
   c.launch = [=](environment& e) {

@@ -18,10 +18,7 @@ bench_case xor_case(std::string name, std::function<void(environment&)> launch,
                     double read_bytes) {
   bench_case c;
   c.name = std::move(name);
-  c.prepare = [](environment& e) {
-    e.in().fill(kInputPattern, e.stream());
-    e.out().poison(e.stream());
-  };
+  c.prepare = fill_input_poison_output;
   c.launch = std::move(launch);
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = read_bytes;

@@ -105,9 +105,9 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
         return
     # Other families share these keys with values of their own (texture's block:32x8): the
     # column is text then, and inflight's values are read back as numbers.
-    inflight = rows.loc[rows["family"] == "inflight"].assign(
-        **{key: lambda f, key=key: pd.to_numeric(f[key], errors="coerce")
-           for key in ("w", "ilp", "block", "bpsm")})
+    inflight = rows.loc[rows["family"] == "inflight"].copy()
+    for key in ("w", "ilp", "block", "bpsm"):
+        inflight[key] = pd.to_numeric(inflight[key], errors="coerce")
     cases = inflight.loc[inflight["variant"].isin(["read", "copy"])]
     cases = cases.dropna(subset=["bytes_in_flight_per_sm", "gbs"])
     if cases.empty:

@@ -13,25 +13,15 @@
 
 #include "benchmarks/families.hpp"
 #include "gmb/host_link.hpp"
-#include "tests/device/gpu.hpp"
+#include "tests/device/small_environment.cuh"
 
 namespace gmb {
 namespace {
 
-constexpr std::size_t kTestArrayBytes = 4 * kMiB;
+using test::kTestArrayBytes;
+using test::starts_with;
 
-class HostPaths : public ::testing::Test {
- protected:
-  void SetUp() override {
-    GMB_REQUIRE_GPU();
-    env_ = std::make_unique<environment>(0, kTestArrayBytes);
-  }
-  std::unique_ptr<environment> env_;
-};
-
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
+class HostPaths : public test::small_environment {};
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&

@@ -10,26 +10,20 @@
 #include <string>
 
 #include "benchmarks/families.hpp"
-#include "tests/device/gpu.hpp"
+#include "tests/device/small_environment.cuh"
 
 namespace gmb {
 namespace {
 
-constexpr std::size_t kTestArrayBytes = 4 * kMiB;
+using test::kTestArrayBytes;
+using test::starts_with;
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-class OnChipPaths : public ::testing::Test {
+class OnChipPaths : public test::small_environment {
  protected:
-  void SetUp() override {
-    GMB_REQUIRE_GPU();
-    env_ = std::make_unique<environment>(0, kTestArrayBytes);
-  }
   /// The three families' cases.
   std::vector<bench_case> cases(sweep s) {
     std::vector<bench_case> all;
@@ -38,7 +32,6 @@ class OnChipPaths : public ::testing::Test {
     }
     return all;
   }
-  std::unique_ptr<environment> env_;
 };
 
 std::set<std::string> names_of(const std::vector<bench_case>& cases) {
