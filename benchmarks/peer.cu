@@ -2,8 +2,12 @@
 // this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count, through
 // peer access (cudaDeviceEnablePeerAccess). Names: peer/read/f32x4/ilp:4,
 // peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here), dir:push
-// (here -> partner) and dir:both (each GPU pulling the other's array at once); the copy engine in
-// the same run: ref/memcpy_peer/dir:pull|push (cudaMemcpyPeerAsync). Bytes as everywhere: read +
+// (here -> partner) and dir:both (each GPU pulling the other's array at once); dir:from_all and
+// dir:to_all (the array in slices, one per other GPU with peer access, pulled from or pushed to
+// all of them in one launch: with two GPUs the same traffic as pull and push); the patterns over
+// the link: peer/copy/f32/off:1/dir:pull, peer/copy/f32/s:8/dir:push (the offset or stride on
+// the partner's side); the copy engine in the same run: ref/memcpy_peer/dir:pull|push
+// (cudaMemcpyPeerAsync). Bytes as everywhere: read +
 // written; pct_peak is of the link (query_peer_link: NVLinks x their speed, else PCIe), counting
 // the bytes that cross it one way. The partner's buffer is one array, made on first use and kept
 // for the process. With one GPU, or without peer access, the family is empty and describe_peer says
@@ -13,10 +17,13 @@
 #include <utility>
 
 #include "benchmarks/families.hpp"
+#include "benchmarks/mapped_case.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/host_link.hpp"
 #include "gmb/naming.hpp"
+#include "gmb/sizing.hpp"
 #include "kernels/coalesced.cuh"
+#include "kernels/mapped.cuh"
 
 namespace gmb {
 
@@ -43,8 +50,10 @@ struct peer_state {
   int peer = -1;
   std::size_t bytes = 0;
   device_buffer remote;
-  device_buffer remote_out;  // dir:both: what the partner's own kernel writes
-  double link_rate = 0;      // the link's theoretical rate one way (host_link.hpp), 0: unknown
+  device_buffer remote_out;           // dir:both: what the partner's own kernel writes
+  std::vector<int> all;               // every GPU with peer access both ways, the partner first
+  std::vector<device_buffer> others;  // an array on each of all[1..], made on first use
+  double link_rate = 0;  // the link's theoretical rate one way (host_link.hpp), 0: unknown
   cudaStream_t stream = nullptr;
   cudaEvent_t go = nullptr, done = nullptr;
   device_buffer& buffer() {
@@ -53,6 +62,16 @@ struct peer_state {
       remote = device_buffer(bytes);
     }
     return remote;
+  }
+  /// The array on all[k] (the partner's own for k = 0).
+  device_buffer& array_on(std::size_t k) {
+    if (k == 0) return buffer();
+    if (others.size() < all.size()) others.resize(all.size());
+    if (others[k].bytes() == 0) {
+      const scoped_device on(all[k]);
+      others[k] = device_buffer(bytes);
+    }
+    return others[k];
   }
   /// The second array, the partner's stream and the events that tie it to ours.
   void make_both() {
@@ -69,6 +88,10 @@ struct peer_state {
   ~peer_state() {
     int saved = 0;
     if (remote.bytes() == 0 || cudaGetDevice(&saved) != cudaSuccess) return;
+    for (std::size_t k = 1; k < others.size(); ++k) {
+      cudaSetDevice(all[k]);
+      others[k] = device_buffer();
+    }
     cudaSetDevice(peer);
     remote = device_buffer();
     remote_out = device_buffer();
@@ -207,6 +230,120 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   cases.push_back(std::move(both));
 }
 
+/// This GPU copies one slice of the array to (to_all) or from (from_all) every GPU in
+/// state.all at once, in one launch: slice k moves between here and all[k], so each link
+/// carries array / (GPUs - 1). Checked slice by slice on the GPU that received it.
+template <class T, unsigned Ilp>
+bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, bool to_all) {
+  constexpr std::size_t kTile = std::size_t(kCoalescedBlock) * Ilp;
+  const std::size_t tiles = env.array_bytes() / sizeof(T) / kTile;
+  const auto slices = static_cast<unsigned>(state->all.size());
+  const double bytes = static_cast<double>(tiles * kTile * sizeof(T));
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  const std::size_t threads = tiles * kCoalescedBlock;
+
+  bench_case c;
+  c.name = bench_name("peer", std::string("copy/") + element_traits<T>::kName,
+                      {name_param("ilp", Ilp), name_param("dir", to_all ? "to_all" : "from_all")});
+  c.prepare = [state, to_all, slices](environment& e) {
+    for (unsigned k = 0; k < slices; ++k) {
+      device_buffer& there = state->array_on(k);
+      to_all ? there.poison(e.stream()) : there.fill(kInputPattern, e.stream());
+    }
+    to_all ? e.in().fill(kInputPattern, e.stream()) : e.out().poison(e.stream());
+  };
+  c.launch = [state, to_all, slices, tiles](environment& e) {
+    slice_table<T> table{};
+    for (unsigned k = 0; k < slices; ++k) {
+      T* there = state->array_on(k).data<T>();
+      table.from[k] = to_all ? e.in().data<const T>() : there;
+      table.to[k] = to_all ? there : e.out().data<T>();
+    }
+    sliced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>
+        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(table, slices,
+                                                                           tiles / slices, tiles);
+  };
+  c.verify = [state, to_all, slices, tiles](environment& e) -> std::string {
+    if (!to_all) return verify_words(e, e.out(), kInputPattern, "out");
+    for (unsigned k = 0; k < slices; ++k) {  // slice k of GPU all[k]'s array, element by element
+      const tile_run run = slice_of(tiles, slices, k);
+      const offset_map slice{run.first * kTile};
+      const std::string error =
+          verify_mapped<T>(e, state->array_on(k), run.count * kTile, slice, slice);
+      if (!error.empty()) return "GPU " + std::to_string(state->all[k]) + "'s slice: " + error;
+    }
+    return "";
+  };
+  c.bytes_read = c.bytes_written = bytes;
+  c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
+            predict_traffic(map, threads, sizeof(T), access_kind::kStore);
+  c.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross this GPU's links
+  return c;
+}
+
+/// An f32 copy between here and the partner whose partner side is shifted (offset_map) or
+/// spread (strided_map): what the coalescing rules cost over the link. The local side is
+/// coalesced.
+template <class Map>
+bench_case patterned_case(const std::shared_ptr<peer_state>& state, std::string name,
+                          std::size_t threads, const Map& there, bool pull) {
+  const offset_map here{0};
+  bench_case c;
+  c.name = std::move(name);
+  c.prepare = [state, pull](environment& e) { prepare_one_way(e, *state, pull); };
+  const unsigned grid = mapped_grid(threads, 1);
+  c.launch = [state, pull, threads, there, here, grid](environment& e) {
+    if (pull) {
+      mapped_copy<float, Map, offset_map, cache_op::kDefault>
+          <<<grid, kMappedBlock, 0, e.stream()>>>(state->remote.data<const float>(),
+                                                  e.out().data<float>(), threads, there, here);
+    } else {
+      mapped_copy<float, offset_map, Map, cache_op::kDefault>
+          <<<grid, kMappedBlock, 0, e.stream()>>>(
+              e.in().data<const float>(), state->remote.data<float>(), threads, here, there);
+    }
+  };
+  c.verify = [state, pull, threads, there, here](environment& e) {
+    return pull ? verify_mapped<float>(e, e.out(), threads, there, here)
+                : verify_mapped<float>(e, state->buffer(), threads, here, there);
+  };
+  c.bytes_read = c.bytes_written = static_cast<double>(threads) * sizeof(float);
+  c.model = pull ? predict_traffic(there, threads, sizeof(float), access_kind::kLoad) +
+                       predict_traffic(here, threads, sizeof(float), access_kind::kStore)
+                 : predict_traffic(here, threads, sizeof(float), access_kind::kLoad) +
+                       predict_traffic(there, threads, sizeof(float), access_kind::kStore);
+  c.peak_bytes_per_second = 2 * state->link_rate;  // half of the (useful) bytes cross the link
+  return c;
+}
+
+/// Offsets (f32 elements, up to 128 B) and strides on the partner's side, both directions.
+void add_patterns(environment& env, const std::shared_ptr<peer_state>& state, sweep s,
+                  std::vector<bench_case>& cases) {
+  constexpr std::size_t kMaxOffset = 32;
+  const std::size_t n = env.array_bytes() / sizeof(float);
+  const bool full = s == sweep::kFull;
+  const std::vector<std::size_t> offsets =
+      full ? std::vector<std::size_t>{1, 2, 4, 8, 16, 31, 32} : std::vector<std::size_t>{1};
+  const std::vector<std::size_t> strides =
+      full ? std::vector<std::size_t>{2, 4, 8, 16, 32} : std::vector<std::size_t>{8};
+  const std::size_t shifted_threads = (n - kMaxOffset) / kMappedBlock * kMappedBlock;
+  for (const bool pull : {true, false}) {
+    if (!full && !pull) break;  // the quick sweep pulls
+    const auto dir = name_param("dir", pull ? "pull" : "push");
+    for (const std::size_t off : offsets) {
+      cases.push_back(patterned_case(
+          state,
+          bench_name("peer", "copy/f32", {name_param("off", static_cast<long long>(off)), dir}),
+          shifted_threads, offset_map{off}, pull));
+    }
+    for (const std::size_t st : strides) {
+      cases.push_back(patterned_case(
+          state, bench_name("peer", "copy/f32", {name_param("s", static_cast<long long>(st)), dir}),
+          n / st, strided_map{st}, pull));
+    }
+  }
+}
+
 void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
                 std::vector<bench_case>& cases) {
   const int self = env.device().ordinal;
@@ -248,13 +385,31 @@ peer_partner describe_peer(int device) {
   return {peer, ""};
 }
 
-std::vector<bench_case> peer_cases(environment& env, sweep) {
+/// Every other GPU that this one and that one can both map, the partner first.
+std::vector<int> peers_of(int device, int partner) {
+  int count = 0;
+  GMB_CUDA_CHECK(cudaGetDeviceCount(&count));
+  std::vector<int> all{partner};
+  for (int other = 0; other < count && all.size() < kMaxSlices; ++other) {
+    if (other == device || other == partner) continue;
+    int there = 0, back = 0;
+    GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&there, device, other));
+    GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, other, device));
+    if (there && back) all.push_back(other);
+  }
+  return all;
+}
+
+std::vector<bench_case> peer_cases(environment& env, sweep s) {
   const peer_partner partner = describe_peer(env.device().ordinal);
   if (partner.device < 0) return {};
-  enable_peer_access(env.device().ordinal, partner.device);
-  enable_peer_access(partner.device, env.device().ordinal);
   auto state = std::make_shared<peer_state>();
   state->peer = partner.device;
+  state->all = peers_of(env.device().ordinal, partner.device);
+  for (const int other : state->all) {
+    enable_peer_access(env.device().ordinal, other);
+    enable_peer_access(other, env.device().ordinal);
+  }
   state->bytes = env.array_bytes();
   state->link_rate = query_peer_link(env.device().ordinal).bytes_per_second();
   std::vector<bench_case> cases;
@@ -262,6 +417,8 @@ std::vector<bench_case> peer_cases(environment& env, sweep) {
   add_kernels<float, 4>(env, state, cases);
   add_kernels<float4, 1>(env, state, cases);
   add_kernels<float4, 4>(env, state, cases);
+  for (const bool to_all : {false, true}) cases.push_back(all_case<float4, 4>(env, state, to_all));
+  add_patterns(env, state, s, cases);
   add_memcpy(env, state, cases);
   return cases;
 }

@@ -68,17 +68,46 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   pattern_write<T, Ilp, Store>(out, tiles, value);
 }
 
-/// out[e] = in[e]; all Ilp loads are issued before the first store.
+/// Copies one tile: out[e] = in[e] for this thread's Ilp elements of it, all loads issued
+/// before the first store.
+template <class T, unsigned Ilp, cache_op Load, store_op Store>
+__device__ __forceinline__ void copy_tile(const T* in, T* out, std::size_t tile) {
+  const coalesced_map<kCoalescedBlock, Ilp> map;
+  const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
+  T v[Ilp];
+  load_slots<Load>(in, map, thread, v);
+#pragma unroll
+  for (unsigned j = 0; j < Ilp; ++j) store<Store>(out + map(thread, j), v[j]);
+}
+
+/// out[e] = in[e] for every element.
 template <class T, unsigned Ilp, cache_op Load, store_op Store>
 __global__ void __launch_bounds__(kCoalescedBlock)
     coalesced_copy(const T* in, T* out, std::size_t tiles) {
-  const coalesced_map<kCoalescedBlock, Ilp> map;
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const std::size_t thread = tile * kCoalescedBlock + threadIdx.x;
-    T v[Ilp];
-    load_slots<Load>(in, map, thread, v);
-#pragma unroll
-    for (unsigned j = 0; j < Ilp; ++j) store<Store>(out + map(thread, j), v[j]);
+    copy_tile<T, Ilp, Load, Store>(in, out, tile);
+  }
+}
+
+/// Up to kMaxSlices (source, destination) array pairs, passed by value to sliced_copy.
+inline constexpr unsigned kMaxSlices = 15;
+template <class T>
+struct slice_table {
+  const T* from[kMaxSlices];
+  T* to[kMaxSlices];
+};
+
+/// The array's tiles cut into `slices` runs of `tiles_per_slice` (the last run takes the rest);
+/// run s copies from table.from[s] to table.to[s], at the same element indices: one launch
+/// that moves each slice between its own pair of arrays (one GPU to all others, or back).
+template <class T, unsigned Ilp, cache_op Load, store_op Store>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    sliced_copy(slice_table<T> table, unsigned slices, std::size_t tiles_per_slice,
+                std::size_t tiles) {
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const auto run = static_cast<unsigned>(tile / tiles_per_slice);
+    const unsigned s = run < slices ? run : slices - 1;
+    copy_tile<T, Ilp, Load, Store>(table.from[s], table.to[s], tile);
   }
 }
 

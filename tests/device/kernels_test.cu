@@ -45,7 +45,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   const bool mapped = host_mapped_support(0) == "yes";
   // memcpy_peer both ways with a partner; memcpy_h2d and _d2h from pinned memory
   EXPECT_EQ(per_family["ref"], 2 + (peer ? 2 : 0) + (mapped ? 2 : 0));
-  EXPECT_EQ(per_family["peer"], peer ? 20 : 0);
+  EXPECT_EQ(per_family["peer"], peer ? 24 : 0);
   EXPECT_EQ(per_family["read"] + per_family["write"] + per_family["copy"], 3 * 4 * 4 * 2);
   EXPECT_EQ(per_family["vector"], 5 * 4);
   EXPECT_GT(per_family["offset"], 0);
@@ -233,10 +233,12 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
   for (const char* name :
        {"peer/read/f32/ilp:1", "peer/write/f32x4/ilp:4", "peer/copy/f32x4/ilp:4/dir:pull",
         "peer/copy/f32/ilp:1/dir:push", "peer/copy/f32x4/ilp:1/dir:both",
-        "ref/memcpy_peer/dir:pull", "ref/memcpy_peer/dir:push"}) {
+        "peer/copy/f32x4/ilp:4/dir:from_all", "peer/copy/f32x4/ilp:4/dir:to_all",
+        "peer/copy/f32/off:1/dir:pull", "peer/copy/f32/s:8/dir:pull", "ref/memcpy_peer/dir:pull",
+        "ref/memcpy_peer/dir:push"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
-  EXPECT_EQ(cases.size(), 22u);
+  EXPECT_EQ(cases.size(), 26u);
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_untimed(*env_, c), "");
@@ -246,7 +248,8 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
-        starts_with(c.name, "inflight/read/") || starts_with(c.name, "managed/read/")) {
+        starts_with(c.name, "inflight/read/") || starts_with(c.name, "managed/read/") ||
+        starts_with(c.name, "peer/read/")) {
       continue;  // checking reads write nothing; see the next test
     }
     SCOPED_TRACE(c.name);

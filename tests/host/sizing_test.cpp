@@ -47,3 +47,16 @@ TEST(Sizing, BackToBackLaunchesOnlyWhereTheArraysStreamFromDram) {
 
 }  // namespace
 }  // namespace gmb
+
+TEST(SliceOf, RunsCoverEveryTileOnceAndTheLastTakesTheRest) {
+  for (const unsigned slices : {1u, 2u, 3u, 7u}) {
+    std::size_t next = 0;
+    for (unsigned s = 0; s < slices; ++s) {
+      const gmb::tile_run run = gmb::slice_of(1000, slices, s);
+      EXPECT_EQ(run.first, next) << slices << " slices, run " << s;
+      EXPECT_EQ(run.count, s + 1 == slices ? 1000 - s * (1000 / slices) : 1000 / slices);
+      next += run.count;
+    }
+    EXPECT_EQ(next, 1000u) << slices;
+  }
+}
