@@ -16,14 +16,13 @@ beyond the chase's latency, measured in the same run:
 - the kernel's own round: one warp per SM on a persistent grid (`block:32/bpsm:1`) of the same
   operation, word and loads per thread takes R1 per round at almost no load, so
   extra = R1 - L(its bandwidth). Without that case, extra = 0: the plain Little's law.
-- a copy's drain: a copying warp's round also waits behind the other warps' bytes in flight
-  on the same SM, which the SM moves at a rate D (read bytes per ns): extra += (bytes in
-  flight per SM - one warp's bytes) / D. D is fitted to the run's persistent copies of 2 to 4
-  warps per SM below 60% of the roof (least squares through the origin of the round left over
-  after L(B) and R1, against the other warps' bytes); with fewer than `DRAIN_MIN_CASES` such
-  cases (the quick sweep) there is no drain term. Reads get none: their left-over round is not
-  proportional to the other warps' bytes (many warps of one 8-B load each wait almost nothing),
-  so one rate fitted to their few-warp cases under-predicts their many-warp cases.
+- the SM's drain: a warp's round also waits for the bytes the SM's other warps hold in flight,
+  which the SM takes in at a rate D (read bytes per ns): extra += (bytes in flight per SM - one
+  warp's bytes) / D. D is fitted per operation to the run's persistent cases of 2 to 4 warps
+  per SM below 60% of what the loaded streams moved (least squares through the origin of the
+  round left over after
+  L(B) and R1, against the other warps' bytes), and predicts all the others; with fewer
+  than `DRAIN_MIN_CASES` such cases (the quick sweep) there is no drain term.
 - one block per tile (`grid:full`): each block also holds its slot for the turnaround of an
   empty block (`inflight/blocks/block:B/bpsm:1`, `block_slot_ns`), and the GPU starts at most
   `blocks_per_us` blocks (`inflight/blocks/block:B/bpsm:K`): a cap of blocks_per_us * bytes
@@ -40,7 +39,6 @@ import numpy as np
 import pandas as pd
 
 LOADED = ("latency", "loaded")
-DRAIN_OPS = ("copy",)  # the operations whose round grows with the other warps' bytes
 DRAIN_MIN_CASES = 8  # persistent cases of 2 to 4 warps per SM needed to fit the drain rate
 DRAIN_WARPS = (2, 4)  # warps per SM of the cases that fit it: past one warp, far below the roof
 DRAIN_BELOW_ROOF = 0.6
@@ -126,8 +124,7 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
         return
     blocks = inflight.loc[inflight["variant"] == "blocks"]
     extra = _round_excess(cases, sms, curves)
-    drain = {op: drain_rate(cases, sms, curves, extra, op) if op in DRAIN_OPS else None
-             for op in curves}
+    drain = {op: drain_rate(cases, sms, curves, extra, op) for op in curves}
     for index, case in cases.iterrows():
         curve = curves[case["variant"]]
         if curve is None:
@@ -152,13 +149,14 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
 def drain_rate(cases: pd.DataFrame, sms: float, curves: dict[str, LoadedCurve | None],
                extra: dict, op: str) -> float | None:
     """D of one operation (read bytes per ns per SM), fitted to the persistent cases of 2 to 4
-    warps per SM below 60% of the roof: their round left over after L(B) and the one-warp round
+    warps per SM below 60% of what the loaded streams moved: their round left over after L(B) and the one-warp round
     R1, against the bytes the SM's other warps hold in flight (None when too few cases)."""
     curve = curves.get(op)
     if curve is None:
         return None
     fit = cases.loc[(cases["variant"] == op) & (cases["grid"] == "persistent")
                     & (cases["gbs"] < DRAIN_BELOW_ROOF * curve.most_gbs)]
+    fit = fit.dropna(subset=["w", "ilp", "block", "bpsm"])
     warps = fit["block"] * fit["bpsm"] / 32
     fit = fit.loc[warps.between(*DRAIN_WARPS)]
     if len(fit) < DRAIN_MIN_CASES:

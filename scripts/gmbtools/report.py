@@ -83,8 +83,8 @@ def _inflight_lines(medians: pd.DataFrame) -> list[str]:
         return []
     lines = ["## Bytes in flight: measured vs Little's law", "",
              "`model_gbs` = min(roof, SMs × bytes in flight per SM ÷ (loaded latency + one"
-             " warp's own round)), copies also waiting for the other warps' bytes at the SM's"
-             " drain rate where the run has the few-warp copies to fit it, one block per tile"
+             " warp's own round + the other warps' bytes at the SM's drain rate, where the run has"
+             " the cases of 2 to 4 warps per SM to fit it)), one block per tile"
              " also paying a block's turnaround and capped by the GPU's block launch rate"
              " ([docs/inflight.md](../../../docs/inflight.md)). One warp per SM"
              " (`block:32/bpsm:1`) calibrates the round and predicts itself: it is left out of"

@@ -115,36 +115,39 @@ def test_no_loaded_curve_no_model():
     assert littles_law.model_gbs(pd.DataFrame()).empty
 
 
-def copy_row(block, bpsm, w=4, ilp=1, round_ns=None, drain=50.0, e1=100.0):
-    """A persistent copy whose round is the 500-ns copy chase + e1 + the other warps' bytes at
-    `drain` B/ns (gbs counts both directions)."""
+CHASE_NS = {"read": 400.0, "copy": 500.0}  # LOADED's flat curves
+
+
+def inflight_row(op, block, bpsm, w=4, ilp=1, drain=50.0, e1=100.0):
+    """A persistent case whose round is the chase + e1 + the other warps' bytes at `drain`
+    B/ns (a copy's gbs counts both directions)."""
     bif = block * bpsm * ilp * w
     others = bif - 32 * ilp * w
-    round_ns = round_ns or 500.0 + e1 + others / drain
-    return row(f"inflight/copy/w:{w}/ilp:{ilp}/block:{block}/bpsm:{bpsm}/grid:persistent",
-               bytes_in_flight_per_sm=float(bif), gbs=2 * 100 * bif / round_ns)
+    round_ns = CHASE_NS[op] + e1 + others / drain
+    factor = 2 if op == "copy" else 1
+    return row(f"inflight/{op}/w:{w}/ilp:{ilp}/block:{block}/bpsm:{bpsm}/grid:persistent",
+               bytes_in_flight_per_sm=float(bif), gbs=factor * 100 * bif / round_ns)
 
 
-def test_copies_with_enough_few_warp_cases_fit_the_drain_and_predict_many_warps():
-    few = [copy_row(b, k, w, ilp) for b, k in ((64, 1), (128, 1), (32, 2), (64, 2), (32, 4))
+@pytest.mark.parametrize("op", ["read", "copy"])
+def test_enough_few_warp_cases_fit_the_drain_and_predict_many_warps(op):
+    few = [inflight_row(op, b, k, w, ilp) for b, k in ((64, 1), (128, 1), (32, 2), (64, 2), (32, 4))
            for w, ilp in ((4, 1), (16, 2))]  # 2 to 4 warps per SM, 10 cases
-    many = copy_row(256, 4)  # 32 warps, 4 KiB in flight: 3,968 B behind any one warp
-    rows = LOADED + [copy_row(32, 1), copy_row(32, 1, 16, 2)] + few + [many]
-    cases = frame(rows)
+    many = inflight_row(op, 256, 4)  # 32 warps, 4 KiB in flight: 3,968 B behind any one warp
+    ones = [inflight_row(op, 32, 1), inflight_row(op, 32, 1, 16, 2)]
+    cases = frame(LOADED + ones + few + [many])
     model = littles_law.model_gbs(cases)
     assert model.iloc[-1] == pytest.approx(many["gbs"], rel=1e-6)
     assert model.iloc[4:].to_numpy() == pytest.approx(cases["gbs"].iloc[4:].to_numpy(), rel=1e-6)
-    # with too few calibration cases the copy gets no drain term: plain rounds, faster
-    sparse = littles_law.model_gbs(frame(LOADED + [copy_row(32, 1)] + few[:3] + [many]))
-    assert sparse.iloc[-1] == pytest.approx(2 * 100 * 4096 / 600)
+    # with too few calibration cases there is no drain term: plain rounds, faster
+    sparse = littles_law.model_gbs(frame(LOADED + ones[:1] + few[:3] + [many]))
+    factor = 2 if op == "copy" else 1
+    assert sparse.iloc[-1] == pytest.approx(factor * 100 * 4096 / (CHASE_NS[op] + 100))
 
 
-def test_reads_get_no_drain_term():
-    rows = LOADED + [
-        row("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
-            bytes_in_flight_per_sm=128.0, gbs=25.6)] + [
-        row(f"inflight/read/w:4/ilp:1/block:{b}/bpsm:{k}/grid:persistent",
-            bytes_in_flight_per_sm=128.0 * b * k / 32, gbs=1.0)  # slow: would fit a drain
-        for b, k in ((64, 1), (128, 1), (32, 2), (64, 2), (32, 4), (32, 3), (96, 1), (64, 1))]
-    model = littles_law.model_gbs(frame(rows))
-    assert model.iloc[5] == pytest.approx(100 * 256 / 500)  # plain round: chase + one warp's
+def test_a_round_that_does_not_grow_with_other_warps_fits_no_drain():
+    ones = [inflight_row("read", 32, 1)]
+    flat = [inflight_row("read", b, k, drain=math.inf) for b, k in
+            ((64, 1), (128, 1), (32, 2), (64, 2), (32, 4), (96, 1), (32, 3), (128, 1))]
+    model = littles_law.model_gbs(frame(LOADED + ones + flat))
+    assert model.iloc[5:].to_numpy() == pytest.approx(frame(flat)["gbs"].to_numpy(), rel=1e-6)
