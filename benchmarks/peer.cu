@@ -3,8 +3,8 @@
 // peer access (cudaDeviceEnablePeerAccess). Names: peer/read/f32x4/ilp:4,
 // peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here), dir:push
 // (here -> partner) and dir:both (each GPU pulling the other's array at once); dir:from_all and
-// dir:to_all (the array in slices, one per other GPU with peer access, pulled from or pushed to
-// all of them in one launch: with two GPUs the same traffic as pull and push); the patterns over
+// dir:to_all (tile t of the array pulled from or pushed to the (t mod n)-th of the n GPUs with
+// peer access, all in one launch: with two GPUs the traffic of pull and push); the patterns over
 // the link: peer/copy/f32/off:1/dir:pull, peer/copy/f32/s:8/dir:push (the offset or stride on
 // the partner's side); the copy engine in the same run: ref/memcpy_peer/dir:pull|push
 // (cudaMemcpyPeerAsync). Bytes as everywhere: read +
@@ -13,13 +13,17 @@
 // for the process. With one GPU, or without peer access, the family is empty and describe_peer says
 // why. Never NVLink multicast.
 #include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "benchmarks/families.hpp"
 #include "benchmarks/mapped_case.cuh"
 #include "gmb/element_types.cuh"
+#include "gmb/host_device.hpp"
 #include "gmb/host_link.hpp"
+#include "gmb/mapped_check.cuh"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/coalesced.cuh"
@@ -230,9 +234,25 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   cases.push_back(std::move(both));
 }
 
-/// This GPU copies one slice of the array to (to_all) or from (from_all) every GPU in
-/// state.all at once, in one launch: slice k moves between here and all[k], so each link
-/// carries array / (GPUs - 1). Checked slice by slice on the GPU that received it.
+/// Element e of the tiles k, k + every, k + 2 every, ... (`tile` elements each), in order:
+/// slice k of sliced_copy.
+struct every_nth_tile {
+  std::size_t tile, first, every;
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t e, unsigned) const {
+    return (first + e / tile * every) * tile + e % tile;
+  }
+};
+
+/// What GPU all[k]'s array holds for dir:from_all: a pattern of its own, so a slice read from
+/// the wrong GPU is found.
+word_pattern source_pattern(unsigned k) {
+  return word_pattern{kInputPattern.seed ^ (0x9E3779B9u * (k + 1))};
+}
+
+/// This GPU copies slice k of the array (tiles k, k + n, k + 2n, ... of n GPUs in state.all)
+/// to (to_all) or from (from_all) GPU all[k], every slice at once in one launch: each link
+/// carries array / n. Checked slice by slice where it landed.
 template <class T, unsigned Ilp>
 bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, bool to_all) {
   constexpr std::size_t kTile = std::size_t(kCoalescedBlock) * Ilp;
@@ -248,7 +268,7 @@ bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, 
   c.prepare = [state, to_all, slices](environment& e) {
     for (unsigned k = 0; k < slices; ++k) {
       device_buffer& there = state->array_on(k);
-      to_all ? there.poison(e.stream()) : there.fill(kInputPattern, e.stream());
+      to_all ? there.poison(e.stream()) : there.fill(source_pattern(k), e.stream());
     }
     to_all ? e.in().fill(kInputPattern, e.stream()) : e.out().poison(e.stream());
   };
@@ -260,17 +280,23 @@ bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, 
       table.to[k] = to_all ? there : e.out().data<T>();
     }
     sliced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>
-        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(table, slices,
-                                                                           tiles / slices, tiles);
+        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(table, slices, tiles);
   };
   c.verify = [state, to_all, slices, tiles](environment& e) -> std::string {
-    if (!to_all) return verify_words(e, e.out(), kInputPattern, "out");
-    for (unsigned k = 0; k < slices; ++k) {  // slice k of GPU all[k]'s array, element by element
-      const tile_run run = slice_of(tiles, slices, k);
-      const offset_map slice{run.first * kTile};
-      const std::string error =
-          verify_mapped<T>(e, state->array_on(k), run.count * kTile, slice, slice);
-      if (!error.empty()) return "GPU " + std::to_string(state->all[k]) + "'s slice: " + error;
+    for (unsigned k = 0; k < slices; ++k) {
+      const every_nth_tile slice{kTile, k, slices};
+      const device_buffer& landed = to_all ? state->array_on(k) : e.out();
+      const mismatch_report report =
+          check_mapped(landed.data<const T>(), tiles_of_slice(tiles, slices, k) * kTile, slice,
+                       slice, to_all ? kInputPattern : source_pattern(k), e.stream());
+      if (report.count != 0) {
+        std::ostringstream msg;
+        msg << (to_all ? "GPU " + std::to_string(state->all[k]) + "'s array"
+                       : "out, slice of GPU " + std::to_string(state->all[k]))
+            << ": element " << slice(report.first, 0) << " is wrong (" << report.count
+            << " elements)";
+        return msg.str();
+      }
     }
     return "";
   };

@@ -89,24 +89,23 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   }
 }
 
-/// Up to kMaxSlices (source, destination) array pairs, passed by value to sliced_copy.
-inline constexpr unsigned kMaxSlices = 15;
+/// Up to kMaxSlices (source, destination) array pairs, passed by value to sliced_copy (a GPU
+/// has at most 8 peer connections).
+inline constexpr unsigned kMaxSlices = 8;
 template <class T>
 struct slice_table {
   const T* from[kMaxSlices];
   T* to[kMaxSlices];
 };
 
-/// The array's tiles cut into `slices` runs of `tiles_per_slice` (the last run takes the rest);
-/// run s copies from table.from[s] to table.to[s], at the same element indices: one launch
-/// that moves each slice between its own pair of arrays (one GPU to all others, or back).
+/// Tile t moves between table.from[t % slices] and table.to[t % slices], at the same element
+/// indices: one launch in which every pair of arrays is busy from the first blocks on (one GPU
+/// to all others, or back).
 template <class T, unsigned Ilp, cache_op Load, store_op Store>
 __global__ void __launch_bounds__(kCoalescedBlock)
-    sliced_copy(slice_table<T> table, unsigned slices, std::size_t tiles_per_slice,
-                std::size_t tiles) {
+    sliced_copy(slice_table<T> table, unsigned slices, std::size_t tiles) {
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const auto run = static_cast<unsigned>(tile / tiles_per_slice);
-    const unsigned s = run < slices ? run : slices - 1;
+    const auto s = static_cast<unsigned>(tile % slices);
     copy_tile<T, Ilp, Load, Store>(table.from[s], table.to[s], tile);
   }
 }

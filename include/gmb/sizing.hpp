@@ -22,14 +22,10 @@ inline constexpr std::size_t kL2sPerIteration = 128;
 
 inline std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
 
-/// Run s of `tiles` cut into `slices` runs (kernels/coalesced.cuh, sliced_copy): equal runs of
-/// tiles / slices, the last one taking the rest. Needs tiles >= slices >= 1.
-struct tile_run {
-  std::size_t first, count;
-};
-inline tile_run slice_of(std::size_t tiles, unsigned slices, unsigned s) {
-  const std::size_t per = tiles / slices;
-  return {s * per, s + 1 == slices ? tiles - s * per : per};
+/// How many of `tiles` fall to slice k when tile t goes to slice t % slices
+/// (kernels/coalesced.cuh, sliced_copy).
+inline std::size_t tiles_of_slice(std::size_t tiles, unsigned slices, unsigned k) {
+  return tiles > k ? (tiles - k + slices - 1) / slices : 0;
 }
 
 /// Bytes per array for DRAM benchmarks on a device with this L2 (at most kMaxArrayBytes).

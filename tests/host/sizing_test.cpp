@@ -48,15 +48,17 @@ TEST(Sizing, BackToBackLaunchesOnlyWhereTheArraysStreamFromDram) {
 }  // namespace
 }  // namespace gmb
 
-TEST(SliceOf, RunsCoverEveryTileOnceAndTheLastTakesTheRest) {
+TEST(TilesOfSlice, EveryTileFallsToExactlyOneSlice) {
   for (const unsigned slices : {1u, 2u, 3u, 7u}) {
-    std::size_t next = 0;
-    for (unsigned s = 0; s < slices; ++s) {
-      const gmb::tile_run run = gmb::slice_of(1000, slices, s);
-      EXPECT_EQ(run.first, next) << slices << " slices, run " << s;
-      EXPECT_EQ(run.count, s + 1 == slices ? 1000 - s * (1000 / slices) : 1000 / slices);
-      next += run.count;
+    for (const std::size_t tiles : {std::size_t(1), std::size_t(5), std::size_t(1000)}) {
+      std::size_t total = 0;
+      for (unsigned k = 0; k < slices; ++k) {
+        std::size_t counted = 0;  // tiles t < `tiles` with t % slices == k
+        for (std::size_t t = k; t < tiles; t += slices) ++counted;
+        EXPECT_EQ(gmb::tiles_of_slice(tiles, slices, k), counted) << tiles << " " << slices;
+        total += counted;
+      }
+      EXPECT_EQ(total, tiles);
     }
-    EXPECT_EQ(next, 1000u) << slices;
   }
 }
