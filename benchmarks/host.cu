@@ -37,9 +37,6 @@ using built_once::link_tiles;
 /// The device side of every copy, and the whole of a memcpy: element t is element t.
 const link_map<offset_map> kIdentity{offset_map{0}};
 
-/// Offsets shift f32 reads and writes by up to 32 elements (128 B: aligned again).
-constexpr std::size_t kMaxOffset = 32;
-
 /// The family's host memory, made on first use and kept for the process (pinning costs tens
 /// of milliseconds: once, not per case), and what it holds: reads need the input pattern,
 /// writes poison it first.

@@ -16,10 +16,15 @@
 
 namespace gmb {
 
-/// Checks out[W(t)] == in[R(t)] for every t on the device, then a sample on the host.
+/// Offsets shift f32 reads and writes by up to 32 elements (128 B: aligned again).
+inline constexpr std::size_t kMaxOffset = 32;
+
+/// Checks out[W(t)] == in[R(t)] for every t on the device, then a sample on the host; `in`
+/// holds `source` (the input pattern unless told otherwise).
 template <class T, class ReadMap, class WriteMap>
 std::string verify_mapped(environment& env, const device_buffer& out, std::size_t threads,
-                          const ReadMap& read, const WriteMap& write) {
+                          const ReadMap& read, const WriteMap& write,
+                          const word_pattern& source = kInputPattern) {
   auto host_element = [&](std::size_t t) {
     const auto words =
         out.copy_words_to_host(write(t, 0) * kWordsPer<T>, kWordsPer<T>, env.stream());
@@ -34,7 +39,7 @@ std::string verify_mapped(environment& env, const device_buffer& out, std::size_
     return msg.str();
   };
   const mismatch_report report =
-      check_mapped(out.data<const T>(), threads, read, write, kInputPattern, env.stream());
+      check_mapped(out.data<const T>(), threads, read, write, source, env.stream());
   if (report.count != 0) {
     return describe(report.first, "") + " (" + std::to_string(report.count) + " of " +
            std::to_string(threads) + " threads wrong)";
@@ -42,7 +47,7 @@ std::string verify_mapped(environment& env, const device_buffer& out, std::size_
   std::mt19937_64 rng(threads);
   for (int i = 0; i < 32; ++i) {
     const std::size_t t = i == 0 ? 0 : i == 1 ? threads - 1 : rng() % threads;
-    if (element_mismatch(host_element(t), kInputPattern, read(t, 0)) != 0) {
+    if (element_mismatch(host_element(t), source, read(t, 0)) != 0) {
       return describe(t, " (host check)");
     }
   }

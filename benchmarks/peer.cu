@@ -13,7 +13,6 @@
 // for the process. With one GPU, or without peer access, the family is empty and describe_peer says
 // why. Never NVLink multicast.
 #include <memory>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +22,6 @@
 #include "gmb/element_types.cuh"
 #include "gmb/host_device.hpp"
 #include "gmb/host_link.hpp"
-#include "gmb/mapped_check.cuh"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/coalesced.cuh"
@@ -265,40 +263,35 @@ bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, 
   bench_case c;
   c.name = bench_name("peer", std::string("copy/") + element_traits<T>::kName,
                       {name_param("ilp", Ilp), name_param("dir", to_all ? "to_all" : "from_all")});
-  c.prepare = [state, to_all, slices](environment& e) {
+  // The arrays and the table of pointers are made in prepare, outside the timed launches.
+  auto table = std::make_shared<slice_table<T>>();
+  c.prepare = [state, to_all, slices, table](environment& e) {
     for (unsigned k = 0; k < slices; ++k) {
-      device_buffer& there = state->array_on(k);
-      to_all ? there.poison(e.stream()) : there.fill(source_pattern(k), e.stream());
+      T* there = state->array_on(k).data<T>();
+      table->from[k] = to_all ? e.in().data<const T>() : there;
+      table->to[k] = to_all ? there : e.out().data<T>();
+      to_all ? state->array_on(k).poison(e.stream())
+             : state->array_on(k).fill(source_pattern(k), e.stream());
     }
     to_all ? e.in().fill(kInputPattern, e.stream()) : e.out().poison(e.stream());
   };
-  c.launch = [state, to_all, slices, tiles](environment& e) {
-    slice_table<T> table{};
-    for (unsigned k = 0; k < slices; ++k) {
-      T* there = state->array_on(k).data<T>();
-      table.from[k] = to_all ? e.in().data<const T>() : there;
-      table.to[k] = to_all ? there : e.out().data<T>();
-    }
+  c.launch = [slices, tiles, table](environment& e) {
     sliced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>
-        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(table, slices, tiles);
+        <<<static_cast<unsigned>(tiles), kCoalescedBlock, 0, e.stream()>>>(*table, slices, tiles);
   };
-  c.verify = [state, to_all, slices, tiles](environment& e) -> std::string {
+  c.verify = [state, to_all, slices, tiles](environment& e) {
     for (unsigned k = 0; k < slices; ++k) {
       const every_nth_tile slice{kTile, k, slices};
-      const device_buffer& landed = to_all ? state->array_on(k) : e.out();
-      const mismatch_report report =
-          check_mapped(landed.data<const T>(), tiles_of_slice(tiles, slices, k) * kTile, slice,
-                       slice, to_all ? kInputPattern : source_pattern(k), e.stream());
-      if (report.count != 0) {
-        std::ostringstream msg;
-        msg << (to_all ? "GPU " + std::to_string(state->all[k]) + "'s array"
-                       : "out, slice of GPU " + std::to_string(state->all[k]))
-            << ": element " << slice(report.first, 0) << " is wrong (" << report.count
-            << " elements)";
-        return msg.str();
+      const std::string error = verify_mapped<T>(e, to_all ? state->array_on(k) : e.out(),
+                                                 tiles_of_slice(tiles, slices, k) * kTile, slice,
+                                                 slice, to_all ? kInputPattern : source_pattern(k));
+      if (!error.empty()) {
+        return (to_all ? "GPU " + std::to_string(state->all[k]) + "'s array: "
+                       : "out, slice of GPU " + std::to_string(state->all[k]) + ": ") +
+               error;
       }
     }
-    return "";
+    return std::string();
   };
   c.bytes_read = c.bytes_written = bytes;
   c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
@@ -345,7 +338,6 @@ bench_case patterned_case(const std::shared_ptr<peer_state>& state, std::string 
 /// Offsets (f32 elements, up to 128 B) and strides on the partner's side, both directions.
 void add_patterns(environment& env, const std::shared_ptr<peer_state>& state, sweep s,
                   std::vector<bench_case>& cases) {
-  constexpr std::size_t kMaxOffset = 32;
   const std::size_t n = env.array_bytes() / sizeof(float);
   const bool full = s == sweep::kFull;
   const std::vector<std::size_t> offsets =
