@@ -24,7 +24,8 @@ inline unsigned log2_exact(std::size_t n) {
 }
 
 /// A chain of `set_bytes` and the lanes walking it: built by prepare, checked by verify (every
-/// lane must end on the line the host computes), read by measured (the last launch's clocks).
+/// lane must end on the line the host computes), read by measured (the clocks of every launch
+/// since prepare).
 struct chase_chain {
   std::size_t n;          // slots on the cycle (a power of two)
   std::uint32_t spacing;  // lines per slot: 1, or a page's lines (one line per page)
@@ -50,7 +51,7 @@ struct chase_chain {
     build_chase<<<grid, 256, 0, e.stream()>>>(lines.data<std::uint64_t>(), perm, n, spacing);
     reset_chase<<<1, lanes, 0, e.stream()>>>(lines.data<const std::uint64_t>(),
                                              position.data<std::uint64_t>(), perm, n, spacing);
-    record.poison(e.stream());
+    GMB_CUDA_CHECK(cudaMemsetAsync(record.data<void>(), 0, sizeof(chase_record), e.stream()));
     GMB_CUDA_CHECK(cudaGetLastError());
     walked = 0;
   }
@@ -70,20 +71,26 @@ struct chase_chain {
                std::to_string(expected);
       }
     }
-    const auto rec = record.copy_words_to_host(0, 4, e.stream());
-    if ((rec[0] == 0 && rec[1] == 0) || (rec[2] == 0 && rec[3] == 0) || rec[0] == 0xFFFFFFFFu) {
-      return "the chase recorded no time";
-    }
+    const chase_record r = recorded(e);
+    if (r.cycles == 0 || r.ns == 0 || r.launches == 0) return "the chase recorded no time";
     return "";
   }
 
+  /// Per step, over every launch since prepare.
   measurements measured(environment& e) const {
-    const auto w = record.copy_words_to_host(0, 4, e.stream());
-    const double cycles = double(w[0]) + 4294967296.0 * w[1];
-    const double ns = double(w[2]) + 4294967296.0 * w[3];
-    return {{"latency_ns", ns / kStepsPerLaunch},
-            {"latency_cycles", cycles / kStepsPerLaunch},
-            {"sm_clock_mhz", 1e3 * cycles / ns}};
+    const chase_record r = recorded(e);
+    const double steps = double(r.launches) * kStepsPerLaunch;
+    return {{"latency_ns", r.ns / steps},
+            {"latency_cycles", r.cycles / steps},
+            {"sm_clock_mhz", 1e3 * double(r.cycles) / double(r.ns)}};
+  }
+
+  chase_record recorded(environment& e) const {
+    chase_record r{};
+    GMB_CUDA_CHECK(cudaMemcpyAsync(&r, record.data<void>(), sizeof r, cudaMemcpyDeviceToHost,
+                                   e.stream()));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+    return r;
   }
 
   void release() {

@@ -16,10 +16,13 @@
 
 namespace gmb {
 
-/// In-kernel time of the last launch: SM cycles (clock64) and nanoseconds (%globaltimer).
+/// In-kernel time of every timed launch since it was zeroed: SM cycles (clock64), nanoseconds
+/// (%globaltimer) and launches. Summed, not the last launch's: under load one launch's latency
+/// is one sample of a state that changes from launch to launch.
 struct chase_record {
   unsigned long long cycles;
   unsigned long long ns;
+  unsigned long long launches;
 };
 
 /// The address of line `line` of the chain at `lines`.
@@ -55,8 +58,8 @@ __device__ __forceinline__ unsigned long long global_ns() {
 }
 
 /// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position (an
-/// address in the chain), which it leaves where the walk ended; `record` (one lane writes it) gets
-/// the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other around
+/// address in the chain), which it leaves where the walk ended; `record` (one lane adds to it)
+/// gains the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other around
 /// the timed steps).
 template <cache_op Load>
 __device__ __forceinline__ void walk(std::uint64_t* position, unsigned warm_steps, unsigned steps,
@@ -72,7 +75,11 @@ __device__ __forceinline__ void walk(std::uint64_t* position, unsigned warm_step
   const long long c1 = clock64();
   const unsigned long long t1 = global_ns();
   *position = reinterpret_cast<std::uint64_t>(p);
-  if (threadIdx.x == 0) *record = {static_cast<unsigned long long>(c1 - c0), t1 - t0};
+  if (threadIdx.x == 0) {
+    record->cycles += static_cast<unsigned long long>(c1 - c0);
+    record->ns += t1 - t0;
+    ++record->launches;
+  }
 }
 
 /// One warp (or one thread): every lane walks from its own position. The L1 keeps no global
@@ -85,14 +92,16 @@ __global__ void chase(std::uint64_t* position, unsigned warm_steps, unsigned ste
   walk<Load>(position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
 }
 
-/// What the loaded chase's blocks share: the streaming blocks that started and what they
-/// streamed (bytes; first start and last stop, %globaltimer ns).
+/// What the loaded chase's blocks share. This launch's (zeroed before each): the streaming
+/// blocks that started and stopped, the first start and the last stop (%globaltimer ns). Every
+/// launch's since the case was prepared: the bytes streamed and the time spent streaming.
 struct load_record {
   unsigned started;
-  unsigned padding;
-  unsigned long long streamed_bytes;
+  unsigned finished;
   unsigned long long first_ns_inverted;  // ~(first start): zero-initialized, kept by atomicMax
   unsigned long long last_ns;
+  unsigned long long streamed_bytes;  // from here on: every launch's
+  unsigned long long streamed_ns;
 };
 
 /// Each streaming block's stop flag lies on a 128-B line of its own, so the flags' reads
@@ -161,7 +170,17 @@ __global__ void __launch_bounds__(1024, 1)
       __reduce_add_sync(0xFFFFFFFFu, unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
   if (threadIdx.x % 32 == 0) atomicAdd(&load->streamed_bytes, (unsigned long long)warp_bytes);
   if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
-  if (threadIdx.x == 0) atomicMax(&load->last_ns, global_ns());
+  __syncthreads();  // the block's last round is done
+  if (threadIdx.x != 0) return;
+  atomicMax(&load->last_ns, global_ns());
+  __threadfence();
+  // The last streaming block to stop adds this launch's streaming time to the total.
+  if (atomicAdd(&load->finished, 1u) == load_blocks - 1) {
+    __threadfence();
+    const unsigned long long last = atomicAdd(&load->last_ns, 0ull);
+    const unsigned long long first = ~atomicAdd(&load->first_ns_inverted, 0ull);
+    if (last > first) load->streamed_ns += last - first;
+  }
 }
 
 }  // namespace gmb
