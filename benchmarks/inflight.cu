@@ -36,8 +36,6 @@ namespace {
 enum class operation { kRead, kCopy };
 enum class grid_form { kPersistent, kFull };
 
-constexpr std::size_t kSmIdSlots = 1024;  // %smid is below this on every GPU the suite knows
-
 bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_shape& s,
                     grid_form form) {
   const bool read = op == operation::kRead;

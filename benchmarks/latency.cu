@@ -4,7 +4,7 @@
 // 4 KiB to the largest that fits (at most 64 GiB). 16 and 32 MiB, past what one L2 partition
 // holds, move between runs (16 MiB, one thread: 143 to 297 ns on one H200): full sweep only.
 // Sets of at most one launch's steps (256 KiB) are walked once untimed in each launch first:
-// the L1 keeps nothing across launches. Counters, from the last launch's in-kernel clocks:
+// the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every timed launch:
 // latency_ns and latency_cycles per load, sm_clock_mhz = cycles / ns (the clock the run had,
 // not the maximum). Sets within the L2 run hot; larger ones are flushed before every timed
 // iteration (building the chain leaves lines in the L2). Every run is verified: each lane must
@@ -13,20 +13,24 @@
 // CPUs: one thread chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own
 // while K other SMs stream reads, or copies (load:copy: DRAM then turns between reads and
 // writes), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
-// to every other SM; load_gbs is what the streams moved (read + written) over their lifetime,
-// which spans the timed chase. Quick: K = 0, 16, 32, 48, 64, 96 and all; full: every 8th K.
+// to every other SM, the same K SMs in every launch, spread evenly (gmb/loaded_roles.hpp);
+// load_gbs is what the streams moved (read + written) while they streamed, over every timed
+// launch (their lifetimes span the timed chase). Quick: K = 0, 16, 32, 48, 64, 96 and all;
+// full: every 8th K.
 // The streams check every element they read; copies, the first tile each stream wrote.
 // Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "benchmarks/chase_chain.cuh"
 #include "benchmarks/families.hpp"
 #include "benchmarks/residency.cuh"
+#include "gmb/loaded_roles.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/latency.cuh"
@@ -69,8 +73,37 @@ std::size_t loaded_set_bytes(const environment& env) {
 /// for the GPU to settle after an allocation).
 struct loaded_chain {
   chase_chain chain;
-  device_buffer record, stop_flags;
+  device_buffer record, stop_flags, roles;
+  std::vector<unsigned> sm_ids;  // of every SM, found once
   explicit loaded_chain(std::size_t set_bytes) : chain(set_bytes / kChaseLineBytes, 1, 1) {}
+
+  /// roles (gmb/loaded_roles.hpp) for K streams, on the device.
+  void assign_roles(environment& e, unsigned streams) {
+    if (sm_ids.empty()) sm_ids = present_sm_ids(e);
+    const auto table = loaded_roles(sm_ids, streams, kSmIdSlots);
+    GMB_CUDA_CHECK(cudaMemcpyAsync(roles.data<void>(), table.data(), roles.bytes(),
+                                   cudaMemcpyHostToDevice, e.stream()));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));  // `table` dies here
+  }
+
+ private:
+  std::vector<unsigned> present_sm_ids(environment& e) {
+    const std::optional<std::size_t> smem = residency_smem(mark_sm, kLoadBlock, 1);
+    if (!smem) throw std::runtime_error("cannot launch one block per SM to find the SM ids");
+    GMB_CUDA_CHECK(cudaMemsetAsync(roles.data<void>(), 0, roles.bytes(), e.stream()));
+    mark_sm<<<e.device().sms, kLoadBlock, *smem, e.stream()>>>(roles.data<unsigned>());
+    GMB_CUDA_CHECK(cudaGetLastError());
+    const auto present = roles.copy_words_to_host(0, kSmIdSlots, e.stream());
+    std::vector<unsigned> ids;
+    for (unsigned id = 0; id < kSmIdSlots; ++id) {
+      if (present[id] != 0) ids.push_back(id);
+    }
+    if (ids.size() != std::size_t(e.device().sms)) {
+      throw std::runtime_error("found " + std::to_string(ids.size()) + " SM ids, expected " +
+                               std::to_string(e.device().sms));
+    }
+    return ids;
+  }
 };
 
 std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<loaded_chain>& shared,
@@ -87,6 +120,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
   const std::shared_ptr<chase_chain> s(shared, &shared->chain);
   const std::shared_ptr<device_buffer> load(shared, &shared->record);
   const std::shared_ptr<device_buffer> stop_flags(shared, &shared->stop_flags);
+  const std::shared_ptr<device_buffer> roles(shared, &shared->roles);
   const std::size_t flag_bytes = std::size_t(grid) * kStopFlagStride * sizeof(unsigned);
   constexpr unsigned kWarmSteps = 64;
 
@@ -97,7 +131,9 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
     if (load->bytes() == 0) {
       *load = device_buffer(round_up(sizeof(load_record), 16));
       *stop_flags = device_buffer(flag_bytes);
+      *roles = device_buffer(kSmIdSlots * sizeof(unsigned));
     }
+    shared->assign_roles(e, load_sms);
     GMB_CUDA_CHECK(cudaMemsetAsync(load->data<void>(), 0, sizeof(load_record), e.stream()));
     e.in().fill(kInputPattern, e.stream());
     e.out().poison(e.stream());
@@ -113,7 +149,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
         s->position.data<std::uint64_t>(), kWarmSteps, kStepsPerLaunch,
         s->record.data<chase_record>(), e.in().data<const load_word>(), e.out().data<load_word>(),
         tiles, load_sms, kInputPattern, e.counter(), load->data<load_record>(),
-        stop_flags->data<unsigned>());
+        stop_flags->data<unsigned>(), roles->data<const unsigned>());
     s->walked += kWarmSteps + kStepsPerLaunch;
   };
   auto recorded = [=](environment& e) {

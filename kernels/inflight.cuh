@@ -15,15 +15,10 @@
 #include <cstdint>
 
 #include "gmb/cache_op.cuh"
+#include "gmb/sm_id.cuh"
 #include "gmb/words.cuh"
 
 namespace gmb {
-
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 /// Counts the blocks each SM received (`blocks_on_sm` indexed by %smid; null: not counted).
 __device__ __forceinline__ void count_block_on_sm(unsigned* blocks_on_sm) {

@@ -12,6 +12,8 @@
 
 #include "gmb/cache_op.cuh"
 #include "gmb/chase.hpp"
+#include "gmb/loaded_roles.hpp"
+#include "gmb/sm_id.cuh"
 #include "gmb/words.cuh"
 
 namespace gmb {
@@ -59,8 +61,8 @@ __device__ __forceinline__ unsigned long long global_ns() {
 
 /// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position (an
 /// address in the chain), which it leaves where the walk ended; `record` (one lane adds to it)
-/// gains the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other around
-/// the timed steps).
+/// gains the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other
+/// around the timed steps).
 template <cache_op Load>
 __device__ __forceinline__ void walk(std::uint64_t* position, unsigned warm_steps, unsigned steps,
                                      chase_record* record, unsigned lanes) {
@@ -92,6 +94,11 @@ __global__ void chase(std::uint64_t* position, unsigned warm_steps, unsigned ste
   walk<Load>(position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
 }
 
+/// Marks present[%smid]: launched with one block per SM, it finds the ids the GPU's SMs have.
+static __global__ void __launch_bounds__(1024, 1) mark_sm(unsigned* present) {
+  if (threadIdx.x == 0) present[sm_id()] = 1u;
+}
+
 /// What the loaded chase's blocks share. This launch's (zeroed before each): the streaming
 /// blocks that started and stopped, the first start and the last stop (%globaltimer ns). Every
 /// launch's since the case was prepared: the bytes streamed and the time spent streaming.
@@ -108,22 +115,24 @@ struct load_record {
 /// spread over the L2 instead of queuing at one slice.
 inline constexpr unsigned kStopFlagStride = 32;
 
-/// Loaded latency: block 0's thread 0 chases while blocks 1 ... load_blocks stream coalesced
-/// reads of `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of
-/// blockDim.x * Ilp elements of T, each block taking every load_blocks-th tile, round and round)
+/// Loaded latency: thread 0 of the block on the chase's SM chases while the blocks on the K
+/// streaming SMs (`roles`, indexed by %smid: gmb/loaded_roles.hpp) stream coalesced reads of
+/// `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of
+/// blockDim.x * Ilp elements of T, stream i taking every K-th tile from tile i, round and round)
 /// until the chase is done. Launched with one block per SM (dynamic shared memory sees to it), so
-/// the chase has its SM to itself and the load grows by one SM's stream per streaming block. The
-/// chase starts once every streaming block has (or after 10 ms, so a GPU shared with others cannot
-/// hang it). A stream reads its stop flag beside its data, not before it: one round costs one
-/// memory latency. Streamed elements are checked against `expected`; wrong ones are counted in
+/// the chase has its SM to itself and the load grows by one SM's stream per stream. The chase
+/// starts once every stream has (or after 10 ms, so a GPU shared with others cannot hang it). A
+/// stream reads its stop flag beside its data, not before it: one round costs one memory
+/// latency. Streamed elements are checked against `expected`; wrong ones are counted in
 /// `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
 __global__ void __launch_bounds__(1024, 1)
     loaded_chase(std::uint64_t* position, unsigned warm_steps, unsigned steps, chase_record* record,
                  const T* stream, T* copy_to, std::size_t tiles, unsigned load_blocks,
                  word_pattern expected, unsigned long long* bad_elements, load_record* load,
-                 unsigned* stop_flags) {
-  if (blockIdx.x == 0) {
+                 unsigned* stop_flags, const unsigned* roles) {
+  const unsigned role = roles[sm_id()];
+  if (role == kChaseRole) {
     if (threadIdx.x != 0) return;
     const volatile unsigned* started = &load->started;
     for (const unsigned long long t0 = global_ns();
@@ -135,18 +144,19 @@ __global__ void __launch_bounds__(1024, 1)
     }
     return;
   }
-  if (blockIdx.x > load_blocks) return;
+  if (role < kFirstStreamRole) return;
+  const unsigned index = role - kFirstStreamRole;  // this stream's: 0 ... load_blocks - 1
   if (threadIdx.x == 0) {
     atomicMax(&load->first_ns_inverted, ~global_ns());
     __threadfence();
     atomicAdd(&load->started, 1u);
   }
-  const volatile unsigned* stop = stop_flags + std::size_t(blockIdx.x) * kStopFlagStride;
+  const volatile unsigned* stop = stop_flags + std::size_t(index + 1) * kStopFlagStride;
   unsigned long long rounds = 0;
   unsigned bad = 0;
   // Arrays of fewer tiles than streams (the device tests' small ones) wrap at once.
   const std::size_t step = load_blocks % tiles;
-  for (std::size_t tile = (blockIdx.x - 1) % tiles;;) {
+  for (std::size_t tile = index % tiles;;) {
     const std::size_t first = tile * blockDim.x * Ilp + threadIdx.x;
     T v[Ilp];
 #pragma unroll
