@@ -81,8 +81,9 @@ struct loaded_chain {
   void assign_roles(environment& e, unsigned streams) {
     if (sm_ids.empty()) sm_ids = present_sm_ids(e);
     const auto table = loaded_roles(sm_ids, streams, kSmIdSlots);
-    GMB_CUDA_CHECK(cudaMemcpyAsync(roles.data<void>(), table.data(), roles.bytes(),
-                                   cudaMemcpyHostToDevice, e.stream()));
+    GMB_CUDA_CHECK(cudaMemcpyAsync(roles.data<void>(), table.data(),
+                                   table.size() * sizeof(unsigned), cudaMemcpyHostToDevice,
+                                   e.stream()));
     GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));  // `table` dies here
   }
 
@@ -91,7 +92,9 @@ struct loaded_chain {
     const std::optional<std::size_t> smem = residency_smem(mark_sm, kLoadBlock, 1);
     if (!smem) throw std::runtime_error("cannot launch one block per SM to find the SM ids");
     GMB_CUDA_CHECK(cudaMemsetAsync(roles.data<void>(), 0, roles.bytes(), e.stream()));
-    mark_sm<<<e.device().sms, kLoadBlock, *smem, e.stream()>>>(roles.data<unsigned>());
+    // The word past the table counts the blocks that arrived.
+    mark_sm<<<e.device().sms, kLoadBlock, *smem, e.stream()>>>(roles.data<unsigned>(),
+                                                               roles.data<unsigned>() + kSmIdSlots);
     GMB_CUDA_CHECK(cudaGetLastError());
     const auto present = roles.copy_words_to_host(0, kSmIdSlots, e.stream());
     std::vector<unsigned> ids;
@@ -131,7 +134,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
     if (load->bytes() == 0) {
       *load = device_buffer(round_up(sizeof(load_record), 16));
       *stop_flags = device_buffer(flag_bytes);
-      *roles = device_buffer(kSmIdSlots * sizeof(unsigned));
+      *roles = device_buffer((kSmIdSlots + 1) * sizeof(unsigned));
     }
     shared->assign_roles(e, load_sms);
     GMB_CUDA_CHECK(cudaMemsetAsync(load->data<void>(), 0, sizeof(load_record), e.stream()));
@@ -171,6 +174,10 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
              " streaming blocks started";
     }
     if (load_sms > 0 && r.streamed_bytes == 0) return "the streaming blocks read nothing";
+    if (const auto chased = s->recorded(e).launches; load_sms > 0 && r.launches != chased) {
+      return "every stream finished in " + std::to_string(r.launches) + " of " +
+             std::to_string(chased) + " launches";
+    }
     if (copy) {  // every stream copied its first tile at least: tiles 0 ... K-1
       const std::size_t words = std::min<std::size_t>(load_sms, tiles) * tile_bytes / 4;
       const auto got = e.out().copy_words_to_host(0, words, e.stream());

@@ -94,9 +94,22 @@ __global__ void chase(std::uint64_t* position, unsigned warm_steps, unsigned ste
   walk<Load>(position + threadIdx.x, warm_steps, steps, record, 0xFFFFFFFFu);
 }
 
+/// The loaded chase's limits on waiting for other blocks and on streaming.
+inline constexpr unsigned long long kWaitLimitNs = 10000000ull;      // 10 ms
+inline constexpr unsigned long long kStreamLimitNs = 1000000000ull;  // 1 s
+
 /// Marks present[%smid]: launched with one block per SM, it finds the ids the GPU's SMs have.
-static __global__ void __launch_bounds__(1024, 1) mark_sm(unsigned* present) {
-  if (threadIdx.x == 0) present[sm_id()] = 1u;
+/// Each block stays until all have arrived (`arrived` counts them; at most 10 ms, so a GPU
+/// shared with others cannot hang it): no SM takes a second block while another has none.
+static __global__ void __launch_bounds__(1024, 1) mark_sm(unsigned* present, unsigned* arrived) {
+  if (threadIdx.x != 0) return;
+  const unsigned id = sm_id();
+  if (id < kSmIdSlots) present[id] = 1u;
+  atomicAdd(arrived, 1u);
+  const volatile unsigned* count = arrived;
+  for (const unsigned long long t0 = global_ns();
+       *count < gridDim.x && global_ns() - t0 < kWaitLimitNs;) {
+  }
 }
 
 /// What the loaded chase's blocks share. This launch's (zeroed before each): the streaming
@@ -109,6 +122,7 @@ struct load_record {
   unsigned long long last_ns;
   unsigned long long streamed_bytes;  // from here on: every launch's
   unsigned long long streamed_ns;
+  unsigned long long launches;  // whose streaming time was added: every stream finished
 };
 
 /// Each streaming block's stop flag lies on a 128-B line of its own, so the flags' reads
@@ -121,22 +135,23 @@ inline constexpr unsigned kStopFlagStride = 32;
 /// blockDim.x * Ilp elements of T, stream i taking every K-th tile from tile i, round and round)
 /// until the chase is done. Launched with one block per SM (dynamic shared memory sees to it), so
 /// the chase has its SM to itself and the load grows by one SM's stream per stream. The chase
-/// starts once every stream has (or after 10 ms, so a GPU shared with others cannot hang it). A
-/// stream reads its stop flag beside its data, not before it: one round costs one memory
-/// latency. Streamed elements are checked against `expected`; wrong ones are counted in
-/// `bad_elements`.
+/// starts once every stream has (or after 10 ms), and a stream stops after 1 s whether or not
+/// the chase has told it to: a GPU shared with others cannot hang it. A stream reads its stop
+/// flag beside its data, not before it: one round costs one memory latency. Streamed elements are
+/// checked against `expected`; wrong ones are counted in `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
 __global__ void __launch_bounds__(1024, 1)
     loaded_chase(std::uint64_t* position, unsigned warm_steps, unsigned steps, chase_record* record,
                  const T* stream, T* copy_to, std::size_t tiles, unsigned load_blocks,
                  word_pattern expected, unsigned long long* bad_elements, load_record* load,
                  unsigned* stop_flags, const unsigned* roles) {
-  const unsigned role = roles[sm_id()];
+  const unsigned id = sm_id();
+  const unsigned role = id < kSmIdSlots ? roles[id] : kIdleRole;
   if (role == kChaseRole) {
     if (threadIdx.x != 0) return;
     const volatile unsigned* started = &load->started;
     for (const unsigned long long t0 = global_ns();
-         *started < load_blocks && global_ns() - t0 < 10000000ull;) {
+         *started < load_blocks && global_ns() - t0 < kWaitLimitNs;) {
     }
     walk<cache_op::kDefault>(position, warm_steps, steps, record, 1u);
     for (unsigned b = 1; b <= load_blocks; ++b) {
@@ -146,8 +161,9 @@ __global__ void __launch_bounds__(1024, 1)
   }
   if (role < kFirstStreamRole) return;
   const unsigned index = role - kFirstStreamRole;  // this stream's: 0 ... load_blocks - 1
+  const unsigned long long begin = global_ns();
   if (threadIdx.x == 0) {
-    atomicMax(&load->first_ns_inverted, ~global_ns());
+    atomicMax(&load->first_ns_inverted, ~begin);
     __threadfence();
     atomicAdd(&load->started, 1u);
   }
@@ -171,7 +187,8 @@ __global__ void __launch_bounds__(1024, 1)
       bad += element_mismatch(v[j], expected, first + j * blockDim.x) != 0;
     }
     ++rounds;
-    if (stopping != 0) break;
+    // The clock only every 1024th round: it is not free, and 1 s is far.
+    if (stopping != 0 || ((rounds & 1023) == 0 && global_ns() - begin > kStreamLimitNs)) break;
     tile += step;
     if (tile >= tiles) tile -= tiles;
   }
@@ -190,6 +207,7 @@ __global__ void __launch_bounds__(1024, 1)
     const unsigned long long last = atomicAdd(&load->last_ns, 0ull);
     const unsigned long long first = ~atomicAdd(&load->first_ns_inverted, 0ull);
     if (last > first) load->streamed_ns += last - first;
+    ++load->launches;
   }
 }
 

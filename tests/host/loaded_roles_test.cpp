@@ -46,13 +46,16 @@ TEST(LoadedRoles, StreamsSpreadEvenlyOverTheOtherSms) {
   EXPECT_GE(least, 3u);
 }
 
-TEST(LoadedRoles, IdsNeedNotBeContiguousNorSorted) {
-  std::vector<unsigned> v = ids(66, 2);  // every other id, reversed
+TEST(LoadedRoles, IdsNeedNotBeContiguousNorSortedNorStartAtZero) {
+  std::vector<unsigned> v;
+  for (unsigned id = 6; id < 6 + 2 * 66; id += 2) v.push_back(id);  // every other id from 6
   std::reverse(v.begin(), v.end());
   const auto roles = loaded_roles(v, 65, 1024);
-  EXPECT_EQ(roles[0], kChaseRole);
-  for (unsigned id = 1; id < 132; id += 2) EXPECT_EQ(roles[id], kIdleRole) << id;
-  EXPECT_EQ(roles[130], kFirstStreamRole + 64);
+  EXPECT_EQ(roles[6], kChaseRole);
+  for (unsigned i = 1; i < 66; ++i) EXPECT_EQ(roles[6 + 2 * i], kFirstStreamRole + i - 1) << i;
+  for (unsigned id = 0; id < 1024; ++id) {
+    if (id < 6 || id % 2 == 1 || id >= 6 + 2 * 66) EXPECT_EQ(roles[id], kIdleRole) << id;
+  }
 }
 
 }  // namespace
