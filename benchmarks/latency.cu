@@ -134,7 +134,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
     if (load->bytes() == 0) {
       *load = device_buffer(round_up(sizeof(load_record), 16));
       *stop_flags = device_buffer(flag_bytes);
-      *roles = device_buffer((kSmIdSlots + 1) * sizeof(unsigned));
+      *roles = device_buffer(round_up((kSmIdSlots + 1) * sizeof(unsigned), 16));
     }
     shared->assign_roles(e, load_sms);
     GMB_CUDA_CHECK(cudaMemsetAsync(load->data<void>(), 0, sizeof(load_record), e.stream()));
