@@ -135,9 +135,9 @@ inline constexpr unsigned kStopFlagStride = 32;
 /// until the chase is done. Launched with one block per SM (dynamic shared memory sees to it), so
 /// the chase has its SM to itself and the load grows by one SM's stream per stream. The chase
 /// starts once every stream has (or after 10 ms). A stream stops only when the chase tells it
-/// to: with a time limit checked in the loop (every 1024th round) the streams moved 7% less
-/// (a42e396 against 312e4ec, one H200), so a chase whose SM never gets a block (a GPU shared
-/// with other work) leaves the streams running. A stream reads its stop flag beside its data,
+/// to: with a time limit checked in the loop (every 1024th round) the streams moved up to 7%
+/// less (results/nvidia-h200/20261123-220700-loaded-stream-limit-ab), so a chase whose SM
+/// never gets a block (a GPU shared with other work) leaves the streams running. A stream reads its stop flag beside its data,
 /// not before it: one round costs one memory latency. Streamed elements are checked against
 /// `expected`; wrong ones are counted in `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
