@@ -137,9 +137,9 @@ inline constexpr unsigned kStopFlagStride = 32;
 /// starts once every stream has (or after 10 ms). A stream stops only when the chase tells it
 /// to: with a time limit checked in the loop (every 1024th round) the streams moved up to 7%
 /// less (results/nvidia-h200/20261123-220700-loaded-stream-limit-ab), so a chase whose SM
-/// never gets a block (a GPU shared with other work) leaves the streams running. A stream reads its stop flag beside its data,
-/// not before it: one round costs one memory latency. Streamed elements are checked against
-/// `expected`; wrong ones are counted in `bad_elements`.
+/// never gets a block (a GPU shared with other work) leaves the streams running. A stream
+/// reads its stop flag beside its data, not before it: one round costs one memory latency.
+/// Streamed elements are checked against `expected`; wrong ones are counted in `bad_elements`.
 template <class T, unsigned Ilp, bool Copy>
 __global__ void __launch_bounds__(1024, 1)
     loaded_chase(std::uint64_t* position, unsigned warm_steps, unsigned steps, chase_record* record,
