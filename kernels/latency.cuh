@@ -105,9 +105,9 @@ static __global__ void __launch_bounds__(1024, 1) mark_sm(unsigned* present, uns
   const unsigned id = sm_id();
   if (id < kSmIdSlots) present[id] = 1u;
   atomicAdd(arrived, 1u);
-  const volatile unsigned* count = arrived;
+  // Read atomically: no plain or volatile load, nothing the ca/cg builds would change.
   for (const unsigned long long t0 = global_ns();
-       *count < gridDim.x && global_ns() - t0 < kWaitLimitNs;) {
+       atomicAdd(arrived, 0u) < gridDim.x && global_ns() - t0 < kWaitLimitNs;) {
   }
 }
 
