@@ -86,11 +86,7 @@ struct chase_chain {
   }
 
   chase_record recorded(environment& e) const {
-    chase_record r{};
-    GMB_CUDA_CHECK(
-        cudaMemcpyAsync(&r, record.data<void>(), sizeof r, cudaMemcpyDeviceToHost, e.stream()));
-    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
-    return r;
+    return record.copy_record_to_host<chase_record>(e.stream());
   }
 
   void release() {

@@ -4,9 +4,9 @@
 // 4 KiB to the largest that fits (at most 64 GiB). 16 and 32 MiB, past what one L2 partition
 // holds, move between runs (16 MiB, one thread: 143 to 297 ns on one H200): full sweep only.
 // Sets of at most one launch's steps (256 KiB) are walked once untimed in each launch first:
-// the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every timed launch:
-// latency_ns and latency_cycles per load, sm_clock_mhz = cycles / ns (the clock the run had,
-// not the maximum). Sets within the L2 run hot; larger ones are flushed before every timed
+// the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every launch
+// since the case's preparation: latency_ns and latency_cycles per load, sm_clock_mhz = cycles
+// / ns (the clock the run had, not the maximum). Sets within the L2 run hot; larger ones are flushed before every timed
 // iteration (building the chain leaves lines in the L2). Every run is verified: each lane must
 // end on the line the host computes.
 // Loaded latency (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for
@@ -156,11 +156,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
     s->walked += kWarmSteps + kStepsPerLaunch;
   };
   auto recorded = [=](environment& e) {
-    load_record r{};
-    GMB_CUDA_CHECK(
-        cudaMemcpyAsync(&r, load->data<void>(), sizeof r, cudaMemcpyDeviceToHost, e.stream()));
-    GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
-    return r;
+    return load->copy_record_to_host<load_record>(e.stream());
   };
   c.verify = [=](environment& e) -> std::string {
     const std::string chase = s->verify(e);

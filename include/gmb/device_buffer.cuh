@@ -168,6 +168,17 @@ class device_buffer {
     return host;
   }
 
+  /// The buffer's first sizeof(T) bytes as one T (a record a kernel filled), in `stream` order;
+  /// synchronizes.
+  template <class T>
+  T copy_record_to_host(cudaStream_t stream) const {
+    T record{};
+    GMB_CUDA_CHECK(
+        cudaMemcpyAsync(&record, data<void>(), sizeof record, cudaMemcpyDeviceToHost, stream));
+    GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return record;
+  }
+
   /// Overwrites one word in `stream` order; synchronizes (the value lives on the host stack).
   void write_word(std::size_t index, std::uint32_t value, cudaStream_t stream) {
     gmb::write_word(data<std::uint32_t>(), index, value, stream);

@@ -471,7 +471,8 @@ def inflight(medians: pd.DataFrame) -> Drawn:
              " model adds, per operation, word and loads per thread, one warp's own round"
              " (block:32/bpsm:1), the SM's drain of the other warps' bytes (fitted to 2 to 4"
              " warps per SM, full sweep) and, for one block per tile, a block's"
-             " turnaround and the GPU's block launch rate (inflight/blocks). " + spread_note(points, bars=False))
+             " turnaround and the GPU's block launch rate (inflight/blocks). "
+             + spread_note(points, bars=False))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Why one float per thread cannot fill the memory: bandwidth grows with the bytes each"
         " SM keeps in flight until the loaded latency (left) makes more bytes useless, and a"

@@ -10,8 +10,9 @@ bandwidth B that solves (with the curve of the same operation: `load:read` for r
     B = min(roof, factor * sms * bif / (L(B) + extra))
 
 (roof: the theoretical peak, or less where the curve's streams never moved more: a copy's
-DRAM turns between reads and writes and tops out lower; factor 2 for a copy: every byte read brings one written). `extra` is what a round costs
-beyond the chase's latency, measured in the same run:
+DRAM turns between reads and writes and tops out lower; factor 2 for a copy: every byte read
+brings one written). `extra` is what a round costs beyond the chase's latency, measured in the
+same run:
 
 - the kernel's own round: one warp per SM on a persistent grid (`block:32/bpsm:1`) of the same
   operation, word and loads per thread takes R1 per round at almost no load, so
@@ -20,9 +21,8 @@ beyond the chase's latency, measured in the same run:
   which the SM takes in at a rate D (read bytes per ns): extra += (bytes in flight per SM - one
   warp's bytes) / D. D is fitted per operation to the run's persistent cases of 2 to 4 warps
   per SM below 60% of what the loaded streams moved (least squares through the origin of the
-  round left over after
-  L(B) and R1, against the other warps' bytes), and predicts all the others; with fewer
-  than `DRAIN_MIN_CASES` such cases (the quick sweep) there is no drain term.
+  round left over after L(B) and R1, against the other warps' bytes), and predicts all the
+  others; with fewer than `DRAIN_MIN_CASES` such cases (the quick sweep) there is no drain term.
 - one block per tile (`grid:full`): each block also holds its slot for the turnaround of an
   empty block (`inflight/blocks/block:B/bpsm:1`, `block_slot_ns`), and the GPU starts at most
   `blocks_per_us` blocks (`inflight/blocks/block:B/bpsm:K`): a cap of blocks_per_us * bytes
@@ -149,8 +149,9 @@ def _fill_file(rows: pd.DataFrame, out: pd.Series) -> None:
 def drain_rate(cases: pd.DataFrame, sms: float, curves: dict[str, LoadedCurve | None],
                extra: dict, op: str) -> float | None:
     """D of one operation (read bytes per ns per SM), fitted to the persistent cases of 2 to 4
-    warps per SM below 60% of what the loaded streams moved: their round left over after L(B) and the one-warp round
-    R1, against the bytes the SM's other warps hold in flight (None when too few cases)."""
+    warps per SM below 60% of what the loaded streams moved: their round left over after L(B)
+    and the one-warp round R1, against the bytes the SM's other warps hold in flight (None when
+    too few cases)."""
     curve = curves.get(op)
     if curve is None:
         return None
