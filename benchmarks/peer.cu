@@ -47,8 +47,11 @@ class scoped_device {
 };
 
 /// The partner GPU, the array on it, and for both directions at once a second array there,
-/// a stream and events on it.
+/// the partner's stream, and the events that tie it to ours. An event is recorded on a stream
+/// of its own device: `go` (recorded on our stream) lives on this GPU, `done` (recorded on the
+/// partner's stream) on the partner.
 struct peer_state {
+  int self = -1;
   int peer = -1;
   std::size_t bytes = 0;
   device_buffer remote;
@@ -79,11 +82,14 @@ struct peer_state {
   void make_both() {
     if (remote_out.bytes() != 0) return;
     buffer();
+    {
+      const scoped_device on_self(self);
+      GMB_CUDA_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+    }
     const scoped_device on_peer(peer);
-    remote_out = device_buffer(bytes);
     GMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    GMB_CUDA_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
     GMB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    remote_out = device_buffer(bytes);  // last: made means every part above was made
   }
   // No throwing here: this may run at exit, after the CUDA runtime has gone (cudaFree then
   // fails quietly, as device_buffer's own destructor lets it).
@@ -98,8 +104,9 @@ struct peer_state {
     remote = device_buffer();
     remote_out = device_buffer();
     if (stream) cudaStreamDestroy(stream);
-    if (go) cudaEventDestroy(go);
     if (done) cudaEventDestroy(done);
+    cudaSetDevice(self);
+    if (go) cudaEventDestroy(go);
     cudaSetDevice(saved);
   }
 };
@@ -422,6 +429,7 @@ std::vector<bench_case> peer_cases(environment& env, sweep s) {
   const peer_partner partner = describe_peer(env.device().ordinal);
   if (partner.device < 0) return {};
   auto state = std::make_shared<peer_state>();
+  state->self = env.device().ordinal;
   state->peer = partner.device;
   state->all = peers_of(env.device().ordinal, partner.device);
   for (const int other : state->all) {
