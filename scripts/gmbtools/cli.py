@@ -82,21 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     plot = _command(
         commands, "plot", _plot,
-        "draw the figures of a results folder (PNG and SVG)",
+        "draw the figures of a results folder (PNG; SVG with --svg)",
         "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, reuse, aos_soa, "
-        "word_ilp, working_set), as PNG and SVG; a figure whose benchmarks are absent is "
-        "skipped with a message.",
+        "word_ilp, working_set), as PNG (and SVG with --svg); a figure whose benchmarks are "
+        "absent is skipped with a message.",
     )
     plot.add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
     plot.add_argument("--out", type=Path, metavar="DIR",
                       help="where to write the figures (default RESULTS_DIR/figures)")
+    plot.add_argument("--svg", action="store_true", help="also write each figure as SVG")
 
-    _command(
+    report = _command(
         commands, "report", _report,
         "draw the figures and write RESULTS_DIR/report.md",
         "Draw the figures into RESULTS_DIR/figures and write RESULTS_DIR/report.md: the "
         "headline numbers, every figure with what it shows, errors and the run's context.",
-    ).add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+    )
+    report.add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+    report.add_argument("--svg", action="store_true", help="also write each figure as SVG")
 
     compare = _command(
         commands, "compare", _compare,
@@ -290,7 +293,7 @@ def _load(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
 
 def _plot(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     _no_extra(extra)
-    plotted = _plotting_module("plot").plot_folder(args.results_dir, args.out)
+    plotted = _plotting_module("plot").plot_folder(args.results_dir, args.out, args.svg)
     plotted.say()
     if not plotted.written:
         raise GmbError(f"{args.results_dir}: no figure could be drawn from this run")
@@ -299,7 +302,7 @@ def _plot(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
 
 def _report(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     _no_extra(extra)
-    path, plotted = _plotting_module("report").write_report(args.results_dir)
+    path, plotted = _plotting_module("report").write_report(args.results_dir, args.svg)
     plotted.say()
     print(path)
     return 0

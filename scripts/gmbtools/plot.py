@@ -1,4 +1,4 @@
-"""`gmb plot`: draw every figure a results folder has data for, as PNG and SVG.
+"""`gmb plot`: draw every figure a results folder has data for, as PNG (and SVG on request).
 
 A figure whose family the run lacks is skipped with a one-line reason; a flavor file that
 cannot be read is reported and the others are drawn. Only a folder with nothing readable is
@@ -7,6 +7,7 @@ an error (`GmbError`); `Plotted.written` empty means no figure applied.
 
 import concurrent.futures
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,7 +68,8 @@ class Plotted:
     def messages(self) -> list[str]:
         """One line per unreadable file, figure written and figure skipped."""
         lines = [f"warning: {reason}" for reason in self.unreadable]
-        lines += [f"wrote {paths[0]} (+ .svg)" for paths in self.written.values()]
+        lines += [f"wrote {paths[0]}" + (" (+ .svg)" if len(paths) > 1 else "")
+                  for paths in self.written.values()]
         lines += [f"skipped {stem}: {why}" for stem, why in self.skipped.items()]
         return lines
 
@@ -78,9 +80,9 @@ class Plotted:
             print(f"gmb: {line}", file=stream, flush=True)
 
 
-def plot_folder(folder: Path, out: Path | None = None) -> Plotted:
+def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plotted:
     """Draw every figure of FIGURES from folder's default/ca/cg.json into `out`
-    (default folder/figures)."""
+    (default folder/figures) as PNG, and as SVG too with `svg`."""
     loaded = results.load_folder(folder)
     readable = [value for value in loaded.values() if isinstance(value, Results)]
     if not readable:
@@ -91,19 +93,7 @@ def plot_folder(folder: Path, out: Path | None = None) -> Plotted:
     plotted = Plotted(loaded, frame.medians_frame(readable))
     out = out if out is not None else folder / FIGURES_DIR
     out.mkdir(parents=True, exist_ok=True)
-    # Drawing and saving dominate `gmb run`'s report: one process per figure where the OS
-    # forks (each inherits the frame and FIGURES; only the outcome comes back), in FIGURES
-    # order either way.
-    global _MEDIANS
-    _MEDIANS = plotted.medians
-    indices = range(len(FIGURES))
-    if "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(mp_context=context) as pool:
-            outcomes = list(pool.map(_draw_one, indices, [out] * len(FIGURES)))
-    else:
-        outcomes = [_draw_one(i, out) for i in indices]
-    _MEDIANS = None
+    outcomes = _draw_all(plotted.medians, out, svg)
     for spec, outcome in zip(FIGURES, outcomes):
         if isinstance(outcome, str):
             plotted.skipped[spec.stem] = outcome
@@ -113,15 +103,48 @@ def plot_folder(folder: Path, out: Path | None = None) -> Plotted:
     return plotted
 
 
-_MEDIANS: pd.DataFrame | None = None  # the frame plot_folder's figure processes draw from
+def _draw_all(medians: pd.DataFrame, out: Path, svg: bool) -> list:
+    """Every figure's outcome, in FIGURES order. Drawing and saving dominate `gmb run`'s
+    report: one worker process per figure. Never fork(): the caller may run threads (a node
+    run does), and a forked child can inherit a lock one of them holds. A forkserver (or spawn)
+    starts its workers from a clean process that has imported this module once; each worker
+    receives the frame, pickled, when it starts."""
+    methods = multiprocessing.get_all_start_methods()
+    method = next((m for m in ("forkserver", "spawn") if m in methods), None)
+    workers = min(len(FIGURES), os.cpu_count() or 1)
+    if method is not None and workers > 1:
+        context = multiprocessing.get_context(method)
+        if method == "forkserver":
+            context.set_forkserver_preload([__name__])  # pandas, matplotlib, figures: once
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
+                                                        initializer=_receive,
+                                                        initargs=(medians,)) as pool:
+                return list(pool.map(_draw_one, range(len(FIGURES)), [out] * len(FIGURES),
+                                     [svg] * len(FIGURES)))
+        except concurrent.futures.process.BrokenProcessPool:
+            pass  # workers that could not start (e.g. a __main__ read from stdin): draw here
+    _receive(medians)
+    try:
+        return [_draw_one(i, out, svg) for i in range(len(FIGURES))]
+    finally:
+        _receive(None)
 
 
-def _draw_one(index: int, out: Path):
+_MEDIANS: pd.DataFrame | None = None  # the frame a figure worker draws from
+
+
+def _receive(medians: pd.DataFrame | None) -> None:
+    global _MEDIANS
+    _MEDIANS = medians
+
+
+def _draw_one(index: int, out: Path, svg: bool):
     """FIGURES[index] drawn and saved: (paths, caption, data), or why it was skipped."""
     spec = FIGURES[index]
     try:
         drawn = spec.draw(_MEDIANS)
     except Skip as why:
         return str(why)
-    paths = plotkit.save(drawn.figure, out / spec.stem)
+    paths = plotkit.save(drawn.figure, out / spec.stem, svg)
     return paths, drawn.caption, drawn.data

@@ -1,6 +1,6 @@
 """What every gmembench figure shares: flavor colours, the title line, the reference lines
 (theoretical peak from the context, never a constant; the measured `ref/memcpy_d2d`), error
-bars, byte-valued axes, footnotes, and saving as PNG and SVG.
+bars, byte-valued axes, footnotes, and saving as PNG (and SVG on request).
 
 Figures are plain matplotlib `Figure` objects on an Agg canvas: no pyplot, no global state, no
 display needed. Their input is `frame.medians_frame`: one row per flavor and benchmark.
@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from PIL import Image  # matplotlib's own dependency
 
 from .flavors import FLAVORS
 
@@ -32,6 +33,8 @@ ERROR_COLOR = "tab:red"
 MEMCPY = "ref/memcpy_d2d"
 FOOTER_LINES = 4
 FOOTER_INCHES = 0.16 * FOOTER_LINES + 0.1
+PNG_DPI = 150
+MAX_PNG_PIXELS = 2400  # wider figures get fewer dots per inch
 
 
 class Skip(Exception):
@@ -239,13 +242,24 @@ def footnote(body: SubFigure, text: str) -> None:
                          color="dimgray", ha="left", va="top")
 
 
-def save(body: SubFigure, stem: Path) -> list[Path]:
-    """Write the whole figure as stem.png (150 dpi) and stem.svg (text kept as text, so it is
-    searchable and half the size); return both paths."""
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+def save(body: SubFigure, stem: Path, svg: bool = False) -> list[Path]:
+    """Write the whole figure as stem.png and, with `svg`, stem.svg (text kept as text, so it
+    is searchable); return the paths written.
+
+    The PNG is sized for reading on GitHub: 150 dpi, at most MAX_PNG_PIXELS wide, in a
+    256-colour palette (line art and a few flat colours lose nothing visible; a third of the
+    bytes of full colour)."""
     root = body.figure
-    root.savefig(paths[0], dpi=150)
-    root.set_layout_engine("none")  # keep the layout just computed: the SVG needs no new one
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        root.savefig(paths[1])
+    paths = [stem.with_suffix(".png")]
+    width_in = root.get_size_inches()[0]
+    root.set_dpi(min(PNG_DPI, MAX_PNG_PIXELS / width_in))
+    canvas = root.canvas
+    canvas.draw()
+    rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
+    rgba.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(paths[0])
+    if svg:
+        paths.append(stem.with_suffix(".svg"))
+        root.set_layout_engine("none")  # keep the layout just computed: the SVG needs no new one
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            root.savefig(paths[1])
     return paths

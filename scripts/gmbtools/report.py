@@ -18,10 +18,11 @@ from .results import Results
 REPORT_FILE = "report.md"
 
 
-def write_report(folder: Path) -> tuple[Path, Plotted]:
-    """Plot into folder/figures and write folder/report.md; return its path and the plot
-    outcome (for its messages). Raises GmbError only when no flavor file could be read."""
-    plotted = plot.plot_folder(folder)
+def write_report(folder: Path, svg: bool = False) -> tuple[Path, Plotted]:
+    """Plot into folder/figures (PNG, and SVG with `svg`) and write folder/report.md; return its
+    path and the plot outcome (for its messages). Raises GmbError only when no flavor file could
+    be read."""
+    plotted = plot.plot_folder(folder, svg=svg)
     path = folder / REPORT_FILE
     path.write_text(render(folder, plotted), encoding="utf-8")
     return path, plotted
@@ -44,9 +45,9 @@ def render(folder: Path, plotted: Plotted) -> str:
     for spec in plot.FIGURES:
         lines += [f"### {spec.heading}", ""]
         if spec.stem in plotted.written:
-            png, svg = (_relative(p, folder) for p in plotted.written[spec.stem])
-            lines += [f"![{spec.heading}]({png})", "",
-                      f"{plotted.captions[spec.stem]} ([SVG]({svg}))", ""]
+            png, *svg = (_relative(p, folder) for p in plotted.written[spec.stem])
+            link = f" ([SVG]({svg[0]}))" if svg else ""
+            lines += [f"![{spec.heading}]({png})", "", f"{plotted.captions[spec.stem]}{link}", ""]
         else:
             why = summary.cell(plotted.skipped.get(spec.stem, "no data")).replace("*", "\\*")
             lines += [f"**Not drawn:** {why}.", ""]

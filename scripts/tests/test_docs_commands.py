@@ -294,7 +294,7 @@ def run_analysis(command: Command, words: list[str], tmp_path: Path) -> None:
     if sub in ("plot", "report"):
         figures = out("--out") or [f / "figures" for f in folders]
         promised += [d / f"{name}.{ext}" for d in figures for name in FIGURES
-                     for ext in ("png", "svg")]
+                     for ext in ("png", "svg") if ext == "png" or "--svg" in new_args]
     if sub == "report":
         promised += [f / "report.md" for f in folders]
     promised += out("--csv") + out("--md")
