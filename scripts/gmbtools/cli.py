@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         commands, "run", _run,
         "set up, build and run every flavor; write a new results folder",
         "Set up, build, query the device, run each flavor, and write "
-        "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json, run_info.json, "
+        "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json.gz, run_info.json, "
         "summary.md and (with pandas and matplotlib) figures/ and report.md. Extra "
         "--benchmark_*=VALUE and --gmb_*=VALUE options are passed to every benchmark binary.",
     )
@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a node run: every GPU (all) or the listed ones (0,2), each into "
                             "gpu<index>-<uuid>/ of one folder, with a summary across them")
     run.add_argument("--concurrent", action="store_true",
-                     help="with --devices: run the GPUs all at once, as a loaded node runs")
+                     help="with --devices: run the GPUs' local families all at once, as a "
+                          "loaded node runs, then the peer family one GPU at a time")
     run.add_argument("--flavors", default=",".join(FLAVORS), metavar="LIST",
                      help=f"comma-separated flavors to run (default {','.join(FLAVORS)})")
     run.add_argument("--repetitions", type=_positive, default=5, metavar="R",

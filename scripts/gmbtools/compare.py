@@ -134,13 +134,14 @@ def _by_size(pairs: list[Pair]) -> list[Pair]:
 
 def file_labels(a: Path, b: Path) -> tuple[str, str]:
     """Names for two files' columns: their stems (`default`, `ca`), told apart by their folders
-    where the stems are the same (`default (20261122-022717)`)."""
-    if a.stem != b.stem:
-        return a.stem, b.stem
+    where the stems are the same (`default (20261122-022717)`); `default.json.gz` is `default`."""
+    stem_a, stem_b = (Path(p.name.removesuffix(".gz")).stem for p in (a, b))
+    if stem_a != stem_b:
+        return stem_a, stem_b
     folder_a, folder_b = a.resolve().parent.name, b.resolve().parent.name
     if folder_a != folder_b:
-        return f"{a.stem} ({folder_a})", f"{b.stem} ({folder_b})"
-    return f"{a.stem} (A)", f"{b.stem} (B)"
+        return f"{stem_a} ({folder_a})", f"{stem_b} ({folder_b})"
+    return f"{stem_a} (A)", f"{stem_b} (B)"
 
 
 # --- markdown ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import fleet
 from .errors import GmbError
 from .node_summary import FLAG_BELOW
-from .results import load, median_by_name
+from .results import load, median_by_name, stored
 
 # A GPU this far under its fleet's median is flagged: the node summary's rule, one number.
 OUTLIER_BELOW = FLAG_BELOW
@@ -107,7 +107,7 @@ def _task(where: Path, folder: Path) -> Task:
                       "limit?) or is still running")
     if task.state == "ok":
         try:
-            task.metrics = _metrics(where / fleet.SCREEN_JSON)
+            task.metrics = _metrics(stored(where / fleet.SCREEN_JSON))  # or its .gz
         except GmbError as err:
             task.state, task.error = "corrupt", str(err)
     return task

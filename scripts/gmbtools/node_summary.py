@@ -2,8 +2,9 @@
 per flavor and GPU model the median and spread, and any GPU more than 5% below that median
 flagged.
 
-A node folder holds `node.json` (the GPUs and the command) and a `gpu<index>-<uuid>/` results
-folder per GPU, each with its own summary.md. Standard library only, like `gmb run`.
+A node folder holds `node.json` (the GPUs, the command and, for a concurrent run of several
+GPUs, the wall time of each phase) and a `gpu<index>-<uuid>/` results folder per GPU, each with
+its own summary.md. Standard library only, like `gmb run`.
 """
 
 import json
@@ -30,10 +31,27 @@ class NodeDevice:
 
 
 @dataclass(frozen=True)
+class NodePhase:
+    """One phase of a concurrent node run: the local families on every GPU at once, or the peer
+    family on one GPU while the others wait."""
+
+    kind: str  # "local" or "peer"
+    devices: list[int]
+    wall_s: float
+    partner: int | None = None  # the peer phase's partner GPU
+
+    def label(self) -> str:
+        if self.kind == "peer":
+            return f"peer family on GPU {self.devices[0]} (partner GPU {self.partner})"
+        return "local families, every GPU at once"
+
+
+@dataclass(frozen=True)
 class Node:
     gmb_command: str
     concurrent: bool
     devices: list[NodeDevice] = field(default_factory=list)
+    phases: list[NodePhase] = field(default_factory=list)  # none: no peer phase was run
 
 
 def is_node(folder: Path) -> bool:
@@ -49,7 +67,8 @@ def load_node(folder: Path) -> Node:
     try:
         data = json.loads(path.read_text())
         devices = [NodeDevice(**d) for d in data.pop("devices")]
-        return Node(devices=devices, **data)
+        phases = [NodePhase(**p) for p in data.pop("phases", [])]
+        return Node(devices=devices, phases=phases, **data)
     except (OSError, ValueError, TypeError, KeyError) as err:
         raise GmbError(f"{path}: unreadable node record ({err})") from None
 
@@ -89,10 +108,27 @@ def write(folder: Path) -> Path:
         for model in sorted({d.name for d in table}):  # GPUs are compared within a model
             group = {d: v for d, v in table.items() if d.name == model}
             lines += _flavor_table(f"{flavor} · {model}", group, flagged)
+    lines += _phase_lines(node.phases)
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
     path = folder / "summary.md"
     path.write_text("\n".join(lines))
     return path
+
+
+def _phase_lines(phases: list[NodePhase]) -> list[str]:
+    """How long each phase of a concurrent run took; what the peer part added."""
+    if not phases:
+        return []
+    lines = ["## Phases", "",
+             "The local families ran on every GPU at once (`--gmb_peer=skip`); then the peer "
+             "family ran on one GPU at a time (`--gmb_peer=only`), so no two peer benchmarks "
+             "shared a link. Each GPU's JSON holds both parts.", "",
+             "| phase | GPUs | wall time |", "|---|---|---:|"]
+    lines += [f"| {p.label()} | {', '.join(map(str, p.devices))} | {p.wall_s:.1f} s |"
+              for p in phases]
+    peer = sum(p.wall_s for p in phases if p.kind == "peer")
+    lines += ["", f"The peer part added {peer:.1f} s of wall time.", ""]
+    return lines
 
 
 def _flavor_table(flavor: str, table: dict[NodeDevice, dict[str, float]],

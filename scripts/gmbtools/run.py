@@ -1,6 +1,11 @@
 """`gmb run`: set up, build, run each flavor on one GPU, and leave a new, self-describing results
-folder (`results/<gpu_slug>/<YYYYmmdd-HHMMSS>/`) with the JSON files, run_info.json,
-summary.md and, where pandas and matplotlib are installed, figures/ and report.md.
+folder (`results/<gpu_slug>/<YYYYmmdd-HHMMSS>/`) with the JSON files (gzip-compressed at the
+end), run_info.json, summary.md and, where pandas and matplotlib are installed, figures/ and
+report.md.
+
+A node run with --concurrent runs each GPU's local families at once (`--gmb_peer=skip`), then
+the peer family GPU by GPU (`--gmb_peer=only`), so no two peer benchmarks share a link; the
+peer part's benchmarks are merged into each flavor's file.
 
 Standard library only: GPU machines may have no network and no pandas.
 """
@@ -18,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import health, node_summary, runinfo, summary
+from . import health, node_summary, packing, runinfo, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
 from .repo import find_repo
@@ -44,6 +49,10 @@ _SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 # Variables that decide which GPU `--device=N` is; recorded in front of each command.
 _DEVICE_ENV = ("CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES")
+
+# Benchmarks that touch another GPU (the naming contract): what --gmb_peer=skip|only splits.
+PEER_PREFIXES = ("peer/", "ref/memcpy_peer")
+PEER_PART = "-peer"  # <flavor>-peer.json: the peer part of a concurrent node run, until merged
 
 
 @dataclass(frozen=True)
@@ -90,9 +99,10 @@ def passthrough_args(extra: list[str]) -> tuple[str, ...]:
 
 def benchmark_command(
     binary: str, device: int, repetitions: int, out_json: str, passthrough: tuple[str, ...],
-    health_json: str | None = None, progress: str | None = None,
+    health_json: str | None = None, progress: str | None = None, part: tuple[str, ...] = (),
 ) -> list[str]:
-    """The exact command line for one flavor; the user's options come last."""
+    """The exact command line for one flavor (`part`: which of its benchmarks, e.g.
+    --gmb_peer=skip); the user's options come last."""
     return [
         binary,
         f"--device={device}",
@@ -102,8 +112,17 @@ def benchmark_command(
         "--benchmark_out_format=json",
         *([f"--gmb_health_out={health_json}"] if health_json else []),
         *([f"--gmb_progress={progress}"] if progress else []),
+        *part,
         *passthrough,
     ]
+
+
+def check_node_options(options: Options) -> None:
+    """A concurrent node run splits each flavor with --gmb_peer itself: a user's copy would
+    put peer benchmarks of several GPUs on the links at once."""
+    if options.concurrent and any(a.split("=", 1)[0] == "--gmb_peer" for a in options.passthrough):
+        raise GmbError("--gmb_peer is set by gmb run --concurrent (the local families on every "
+                       "GPU at once, then the peer family GPU by GPU); leave it out", 2)
 
 
 def configure_command(preset: str, cuda_archs: str | None) -> list[str]:
@@ -148,6 +167,7 @@ def run(options: Options, repo: Path | None = None) -> Path:
     """Do the whole run; return the results folder. Raises GmbError after writing the summary
     when a flavor failed, so the shell sees a non-zero status."""
     repo = repo or find_repo()
+    check_node_options(options)
     env = dict(os.environ)
     # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
     # `nvidia-smi -i N` the same GPU unless the user chose an order.
@@ -210,31 +230,40 @@ def _run_device(folder: Path, device: int, binaries: dict[str, str], options: Op
 
 def _run_flavors(folder: Path, device: int, binaries: dict[str, str], options: Options,
                  repo: Path, env: dict[str, str], interactive: bool,
-                 to_logs: bool = False) -> list[FlavorRun]:
+                 to_logs: bool = False, part: tuple[str, ...] = ()) -> list[FlavorRun]:
     """The flavors, in order; `to_logs` keeps every table in its <flavor>.log (GPUs running
     at once)."""
     return [
         _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
-                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None, to_logs)
+                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None, to_logs,
+                    part)
         for k, flavor in enumerate(options.flavors, start=1)
     ]
 
 
-def _finish_device(folder: Path, runs: list[FlavorRun], options: Options,
-                   preset: str) -> list[str]:
-    """run_info.json, summary.md and the figures of one GPU's folder; what went wrong."""
-    states = {flavor: health.load_state(folder, flavor) for flavor in options.flavors}
+def _finish_device(folder: Path, runs: list[FlavorRun], options: Options, preset: str,
+                   peer_runs: tuple[FlavorRun, ...] = ()) -> list[str]:
+    """Compress the JSON files, then run_info.json, summary.md and the figures of one GPU's
+    folder; what went wrong."""
+    for flavor in options.flavors:
+        if (folder / json_name(flavor)).is_file():
+            packing.pack(folder / json_name(flavor))
+    parts = [*options.flavors, *(f"{run.flavor}{PEER_PART}" for run in peer_runs)]
+    states = {part: health.load_state(folder, part) for part in parts}
     record = RunInfo(
         gmb_command=options.gmb_command,
         preset=preset,
         flavor_runs=runs,
-        health={flavor: state for flavor, state in states.items() if state is not None},
+        health={part: state for part, state in states.items() if state is not None},
+        peer_runs=list(peer_runs),
     )
     runinfo.save(record, folder)
     written = summary.write_summary(folder, record)
     print(f"gmb: wrote {written.path}", flush=True)
     figures_and_report(folder)
     problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs if r.exit_code != 0]
+    problems += [f"the peer part of {r.flavor} exited with {r.exit_code}"
+                 for r in peer_runs if r.exit_code != 0]
     return problems + written.unreadable
 
 
@@ -242,27 +271,45 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
               binaries: dict[str, str], options: Options, preset: str, repo: Path,
               env: dict[str, str]) -> list[str]:
     """Each GPU into its own gpu<index>-<uuid>/ folder, one after another or all at once
-    (--concurrent), then node.json and the node's summary.md."""
+    (--concurrent: with two GPUs or more, the local families at once, then the peer family GPU
+    by GPU), then node.json and the node's summary.md."""
     subfolders = {d: folder / f"gpu{d}-{infos[d].get('gpu_uuid', 'unknown')}" for d in devices}
     for sub in subfolders.values():
         sub.mkdir()
-    node_summary.save_node(folder, node_summary.Node(
+    node = node_summary.Node(
         gmb_command=options.gmb_command, concurrent=options.concurrent,
         devices=[node_summary.NodeDevice(index=d, uuid=str(infos[d].get("gpu_uuid")),
                                          name=str(infos[d].get("gpu_name")),
-                                         folder=subfolders[d].name) for d in devices]))
+                                         folder=subfolders[d].name) for d in devices])
+    node_summary.save_node(folder, node)
+    split = options.concurrent and len(devices) > 1  # one GPU has no peer to share a link with
 
     def flavors(device: int) -> list[FlavorRun]:
         return _run_flavors(subfolders[device], device, binaries, options, repo, env, False,
-                            to_logs=options.concurrent)
+                            to_logs=options.concurrent,
+                            part=("--gmb_peer=skip",) if split else ())
 
     problems = []
+    peer_runs: dict[int, list[FlavorRun]] = {d: [] for d in devices}
     if options.concurrent:  # the binaries at once; summaries and figures one at a time after
+        start = time.monotonic()
         with ThreadPoolExecutor(max_workers=len(devices)) as pool:
             runs = dict(zip(devices, pool.map(flavors, devices)))
+        if split:
+            phases = [node_summary.NodePhase("local", devices, _seconds_since(start))]
+            for k, d in enumerate(devices):
+                start = time.monotonic()
+                partner = devices[(k + 1) % len(devices)]
+                peer_runs[d], failed = _run_peer_part(subfolders[d], d, partner, binaries,
+                                                      options, repo, env, sys.stderr.isatty())
+                problems += [f"GPU {d}: {p}" for p in failed]
+                phases.append(node_summary.NodePhase("peer", [d], _seconds_since(start),
+                                                     partner))
+            node = node_summary.Node(node.gmb_command, node.concurrent, node.devices, phases)
+            node_summary.save_node(folder, node)
         for d in devices:
-            problems += [f"GPU {d}: {p}"
-                         for p in _finish_device(subfolders[d], runs[d], options, preset)]
+            problems += [f"GPU {d}: {p}" for p in _finish_device(
+                subfolders[d], runs[d], options, preset, tuple(peer_runs[d]))]
     else:
         for d in devices:
             problems += [f"GPU {d}: {p}"
@@ -270,6 +317,83 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
     path = node_summary.write(folder)
     print(f"gmb: wrote {path}", flush=True)
     return problems
+
+
+def _run_peer_part(folder: Path, device: int, partner: int, binaries: dict[str, str],
+                   options: Options, repo: Path, env: dict[str, str],
+                   interactive: bool) -> tuple[list[FlavorRun], list[str]]:
+    """The peer family of every flavor on `device` alone (`--gmb_peer=only`, the partner the
+    next GPU of the node's list unless the user named one), each merged into its flavor's
+    file. A flavor with no peer benchmark to run (a filter, a build that runs the family in
+    the default flavor only, no peer access) is skipped with a note."""
+    partner_flag = () if any(a.startswith("--gmb_peer_partner=") for a in options.passthrough) \
+        else (f"--gmb_peer_partner={partner}",)
+    runs, problems = [], []
+    for flavor in options.flavors:
+        if not any(name.startswith(PEER_PREFIXES) for name in _listed(
+                binaries[flavor], device, (*partner_flag, *options.passthrough), repo, env)):
+            print(f"gmb: GPU {device}, flavor {flavor}: no peer benchmark to run", flush=True)
+            continue
+        run = _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
+                          f"GPU {device} {flavor} peer" if interactive else None, True,
+                          part=("--gmb_peer=only", *partner_flag), suffix=PEER_PART)
+        runs.append(run)
+        part = folder / f"{flavor}{PEER_PART}.json"
+        if part.exists() or run.exit_code == 0:  # a failed run is reported by its exit code
+            problem = merge_part(folder / json_name(flavor), part)
+            problems += [problem] if problem else []
+    return runs, problems
+
+
+def _listed(binary: str, device: int, args: tuple[str, ...], repo: Path,
+            env: dict[str, str]) -> list[str]:
+    """The names `binary --benchmark_list_tests` prints with these options; none where it
+    fails (the run of that flavor reports why)."""
+    command = [binary, f"--device={device}", *args, "--benchmark_list_tests=true"]
+    try:
+        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    except OSError:
+        return []
+    return proc.stdout.split() if proc.returncode == 0 else []
+
+
+def merge_part(into: Path, part: Path) -> str | None:
+    """Append the benchmarks of `part` (the peer part's file) to `into` (the flavor's file,
+    whose context stays: the same binary on the same GPU; gmb_default_flavor_only adds up) and
+    remove `part`. Where either cannot be read, both stay as they are and the reason comes
+    back."""
+    extra = _gbench_doc(part)
+    if isinstance(extra, str):
+        return f"no peer results to merge: {extra}"
+    if not into.exists():
+        part.rename(into)
+        return None
+    doc = _gbench_doc(into)
+    if isinstance(doc, str):
+        return f"{doc}; {part.name} left beside it"
+    doc["benchmarks"] += extra["benchmarks"]
+    skipped = [d["context"].get("gmb_default_flavor_only") for d in (doc, extra)]
+    if all(isinstance(n, str) and n.isdigit() for n in skipped):
+        doc["context"]["gmb_default_flavor_only"] = str(int(skipped[0]) + int(skipped[1]))
+    into.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    part.unlink()
+    return None
+
+
+def _gbench_doc(path: Path) -> dict[str, Any] | str:
+    """A Google Benchmark JSON document (a context and a benchmarks list), or why not."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        return f"{path.name}: unreadable ({err})"
+    if not (isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list)
+            and isinstance(doc.get("context"), dict)):
+        return f"{path.name}: not Google Benchmark JSON"
+    return doc
+
+
+def _seconds_since(start: float) -> float:
+    return round(time.monotonic() - start, 3)
 
 
 def build(repo: Path, env: dict[str, str], preset: str | None, cuda_archs: str | None,
@@ -350,15 +474,18 @@ def device_info(binary: str, device: int, repo: Path, env: dict[str, str],
 def _run_flavor(
     flavor: str, binary: str, folder: Path, device: int, options: Options, repo: Path,
     env: dict[str, str], progress: str | None, to_log: bool = False,
+    part: tuple[str, ...] = (), suffix: str = "",
 ) -> FlavorRun:
-    """Run one flavor; a failure is recorded, not raised, so the other flavors still run. With
-    `progress` (a terminal) the binary draws its progress line on stderr and its table goes to
-    <flavor>.log, as with `to_log`; otherwise its output streams as it comes."""
-    out_json = _shown_path(folder / json_name(flavor), repo)
-    health_json = _shown_path(folder / health.health_file(flavor), repo)
+    """Run one flavor (`part` of it, into files named <flavor><suffix>); a failure is recorded,
+    not raised, so the other flavors still run. With `progress` (a terminal) the binary draws
+    its progress line on stderr and its table goes to <flavor><suffix>.log, as with `to_log`;
+    otherwise its output streams as it comes."""
+    stem = f"{flavor}{suffix}"
+    out_json = _shown_path(folder / f"{stem}.json", repo)
+    health_json = _shown_path(folder / health.health_file(stem), repo)
     command = benchmark_command(
         binary, device, options.repetitions, out_json, options.passthrough,
-        health_json, progress,
+        health_json, progress, part,
     )
     shown = " ".join(f"{var}={shlex.quote(env[var])}" for var in _DEVICE_ENV if var in env)
     shown = f"{shown} {shlex.join(command)}".strip()
@@ -366,7 +493,7 @@ def _run_flavor(
     start = time.monotonic()
     try:
         if progress or to_log:
-            with open(folder / f"{flavor}.log", "w", encoding="utf-8") as log:
+            with open(folder / f"{stem}.log", "w", encoding="utf-8") as log:
                 returncode = subprocess.run(command, cwd=repo, env=env, stdout=log).returncode
         else:
             returncode = subprocess.run(command, cwd=repo, env=env).returncode

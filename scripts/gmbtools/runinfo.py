@@ -35,6 +35,8 @@ class RunInfo:
     # Runs from before NVML health: nvidia-smi's readings, kept so old folders still load.
     nvidia_smi_before: list[str] = field(default_factory=list)
     nvidia_smi_after: list[str] = field(default_factory=list)
+    # A concurrent node run's second process per flavor: its peer family alone (merged JSON).
+    peer_runs: list[FlavorRun] = field(default_factory=list)
 
 
 def save(info: RunInfo, folder: Path) -> Path:
@@ -51,6 +53,7 @@ def load(folder: Path) -> RunInfo | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         runs = [FlavorRun(**run) for run in data.pop("flavor_runs")]
-        return RunInfo(flavor_runs=runs, **data)
+        peer_runs = [FlavorRun(**run) for run in data.pop("peer_runs", [])]
+        return RunInfo(flavor_runs=runs, peer_runs=peer_runs, **data)
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as err:
         raise GmbError(f"{path}: unreadable run record ({err}); remove it to summarise without it")

@@ -130,7 +130,8 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
             result = f"unreadable: {value}"
         else:
             result = "not run" if run is None else "no JSON written"
-        file = f"`{json_name(flavor)}`" if value is not None else "(none)"
+        name = value.path.name if isinstance(value, Results) else json_name(flavor)
+        file = f"`{name}`" if value is not None else "(none)"
         if run is not None:
             exit_code, wall = str(run.exit_code), f"{run.wall_s:.1f} s"
         else:  # blank where this run did not run the flavor; unknown without a run record
@@ -140,7 +141,7 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
 
     if info is not None:
         lines += ["Commands, run from the repository root:", "", "```sh"]
-        lines += [run.command for run in info.flavor_runs] or ["(none)"]
+        lines += [run.command for run in [*info.flavor_runs, *info.peer_runs]] or ["(none)"]
         lines += ["```", ""]
         if info.nvidia_smi_before or info.nvidia_smi_after:
             lines += [f"`nvidia-smi --query-gpu={NVIDIA_SMI_FIELDS}`:", ""]
