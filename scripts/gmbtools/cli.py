@@ -64,6 +64,29 @@ def build_parser() -> argparse.ArgumentParser:
                      help="build for these compute capabilities, e.g. '80;90' (CMake's "
                           "CMAKE_CUDA_ARCHITECTURES; default: the preset's, native with a GPU)")
 
+    peers = _command(
+        commands, "peers", _peers,
+        "measure every ordered pair of GPUs, one pair at a time; write a peer matrix",
+        "Build the default flavor and run, for every ordered pair (i, j) of the GPUs, "
+        "gmembench on GPU i with --gmb_peer=only --gmb_peer_partner=j (peer reads, writes, "
+        "kernel copies and the copy engine, pull, push and both at once), one pair at a time. "
+        "Writes results/<gpu_slug>/<YYYYmmdd-HHMMSS>-peers/ with each pair's JSON (gzip), "
+        "matrix.json, matrix.md (an N x N table per measurement) and matrix.png. One GPU: says "
+        "there is no pair and exits 0. Exits non-zero when a pair has no numbers (the others "
+        "are still measured). Extra --benchmark_*=VALUE and --gmb_*=VALUE options go to every "
+        "run.",
+    )
+    peers.add_argument("--devices", default="all", metavar="all|LIST",
+                       help="every GPU (all, the default) or the listed ones (0,2)")
+    peers.add_argument("--repetitions", type=_positive, default=3, metavar="R",
+                       help="Google Benchmark repetitions per benchmark (default 3)")
+    peers.add_argument("--preset", metavar="NAME",
+                       help="CMake preset (default: release with a GPU, else sm90)")
+    peers.add_argument("--out", type=Path, metavar="DIR",
+                       help="results root instead of <repo>/results")
+    peers.add_argument("--cuda-archs", metavar="LIST",
+                       help="build for these compute capabilities, e.g. '80;90'")
+
     _command(
         commands, "summary", _summary,
         "re-write summary.md of an existing results folder",
@@ -242,6 +265,17 @@ def _run(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     if args.concurrent and not args.devices:
         raise GmbError("--concurrent needs --devices (all, or a list like 0,1)", 2)
     run.run(options)
+    return 0
+
+
+def _peers(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from . import peer_matrix
+
+    options = peer_matrix.Options(
+        devices=args.devices, repetitions=args.repetitions, preset=args.preset, out=args.out,
+        passthrough=peer_matrix.check_passthrough(extra),
+        gmb_command=shlex.join(["scripts/gmb", *argv]), cuda_archs=args.cuda_archs)
+    peer_matrix.measure(options)
     return 0
 
 

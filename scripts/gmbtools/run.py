@@ -133,13 +133,13 @@ def configure_command(preset: str, cuda_archs: str | None) -> list[str]:
     return command
 
 
-def make_run_dir(results_root: Path, slug: str, now: datetime) -> Path:
-    """Create and return a new `results_root/slug/YYYYmmdd-HHMMSS` folder, adding -2, -3, ...
-    when that name is taken. mkdir is the existence test, so even two runs started in the same
-    second never share (or overwrite) a folder."""
+def make_run_dir(results_root: Path, slug: str, now: datetime, suffix: str = "") -> Path:
+    """Create and return a new `results_root/slug/YYYYmmdd-HHMMSS<suffix>` folder, adding -2,
+    -3, ... when that name is taken. mkdir is the existence test, so even two runs started in
+    the same second never share (or overwrite) a folder."""
     parent = results_root / slug
     parent.mkdir(parents=True, exist_ok=True)
-    stamp = now.strftime("%Y%m%d-%H%M%S")
+    stamp = now.strftime("%Y%m%d-%H%M%S") + suffix
     folder, n = parent / stamp, 1
     while True:
         try:
@@ -168,10 +168,7 @@ def run(options: Options, repo: Path | None = None) -> Path:
     when a flavor failed, so the shell sees a non-zero status."""
     repo = repo or find_repo()
     check_node_options(options)
-    env = dict(os.environ)
-    # CUDA numbers devices fastest-first by default, nvidia-smi by PCI bus: make --device=N and
-    # `nvidia-smi -i N` the same GPU unless the user chose an order.
-    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    env = device_env()
     devices = resolve_devices(options.devices, env) if options.devices else [options.device]
     preset = build(repo, env, options.preset, options.cuda_archs,
                    [BINARIES[flavor] for flavor in options.flavors])
@@ -189,6 +186,15 @@ def run(options: Options, repo: Path | None = None) -> Path:
     if problems:
         raise GmbError(f"{'; '.join(problems)} (results in {folder})")
     return folder
+
+
+def device_env() -> dict[str, str]:
+    """The environment the binaries run in. CUDA numbers devices fastest-first by default,
+    nvidia-smi by PCI bus: make --device=N and `nvidia-smi -i N` the same GPU unless the user
+    chose an order."""
+    env = dict(os.environ)
+    env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    return env
 
 
 def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
@@ -481,8 +487,8 @@ def _run_flavor(
     its progress line on stderr and its table goes to <flavor><suffix>.log, as with `to_log`;
     otherwise its output streams as it comes."""
     stem = f"{flavor}{suffix}"
-    out_json = _shown_path(folder / f"{stem}.json", repo)
-    health_json = _shown_path(folder / health.health_file(stem), repo)
+    out_json = shown_path(folder / f"{stem}.json", repo)
+    health_json = shown_path(folder / health.health_file(stem), repo)
     command = benchmark_command(
         binary, device, options.repetitions, out_json, options.passthrough,
         health_json, progress, part,
@@ -507,7 +513,7 @@ def _run_flavor(
     return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s)
 
 
-def _shown_path(path: Path, repo: Path) -> str:
+def shown_path(path: Path, repo: Path) -> str:
     """Paths inside the repo are given relative to it (the commands run there), so recorded
     commands hold no user's home directory and stay valid in any checkout."""
     try:

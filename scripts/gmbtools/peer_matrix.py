@@ -1,0 +1,308 @@
+"""`gmb peers`: every ordered pair (i, j) of a node's GPUs measured alone, one pair at a time:
+the default binary on GPU i with `--gmb_peer=only --gmb_peer_partner=j`, filtered to the
+matrix's benchmarks (peer reads and writes, the kernel copies pull, push and both, the copy
+engine's `ref/memcpy_peer` the same three ways). Writes a new folder
+`results/<gpu_slug>/<YYYYmmdd-HHMMSS>-peers/` with each pair's JSON (gzip), matrix.json,
+matrix.md (one N x N table per measurement: rows the GPU that runs the kernel, columns its
+partner) and, with matplotlib, matrix.png.
+
+Standard library only (the figure is peer_figure.py's); the GPUs are reached through a
+`Runner`, so tests measure made-up nodes.
+"""
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from . import packing, results, run
+from .errors import GmbError
+from .flavors import BINARIES
+from .repo import find_repo
+
+# gmembench's filter (POSIX extended, anchored): the kernel copies of every type and ilp in the
+# three directions, the peer reads and writes, and the copy engine's three directions.
+FILTER = ("^(peer/copy/[^/]+/ilp:[0-9]+/dir:(pull|push|both)|peer/(read|write)/[^/]+/ilp:[0-9]+"
+          "|ref/memcpy_peer/dir:(pull|push|both))$")
+_RESERVED = ("--benchmark_filter", "--benchmark_out", "--benchmark_out_format",
+             "--benchmark_repetitions", "--gmb_peer", "--gmb_peer_partner", "--gmb_info")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One N x N table: the best median GB/s of the benchmarks `pattern` matches, per pair."""
+
+    key: str
+    title: str
+    pattern: str
+
+
+MEASUREMENTS = (
+    Measurement("copy_pull", "kernel copy, pull (partner -> this GPU)",
+                r"peer/copy/[^/]+/ilp:\d+/dir:pull"),
+    Measurement("copy_push", "kernel copy, push (this GPU -> partner)",
+                r"peer/copy/[^/]+/ilp:\d+/dir:push"),
+    Measurement("copy_both", "kernel copy, both ways at once", r"peer/copy/[^/]+/ilp:\d+/dir:both"),
+    Measurement("memcpy_pull", "copy engine (cudaMemcpyPeerAsync), pull",
+                r"ref/memcpy_peer/dir:pull"),
+    Measurement("memcpy_push", "copy engine, push", r"ref/memcpy_peer/dir:push"),
+    Measurement("memcpy_both", "copy engine, both ways at once", r"ref/memcpy_peer/dir:both"),
+    Measurement("read", "kernel read of the partner's memory", r"peer/read/[^/]+/ilp:\d+"),
+    Measurement("write", "kernel write to the partner's memory", r"peer/write/[^/]+/ilp:\d+"),
+)
+# kernel / copy engine, per direction: how close the best kernel copy comes to the copy engine.
+RATIOS = (("ratio_pull", "copy_pull", "memcpy_pull"), ("ratio_push", "copy_push", "memcpy_push"),
+          ("ratio_both", "copy_both", "memcpy_both"))
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked `gmb peers` for (see cli.py)."""
+
+    devices: str = "all"
+    repetitions: int = 3
+    preset: str | None = None
+    out: Path | None = None
+    passthrough: tuple[str, ...] = ()
+    gmb_command: str = "scripts/gmb peers"
+    cuda_archs: str | None = None
+
+
+@dataclass
+class Pair:
+    device: int
+    partner: int
+    file: str  # the pair's JSON in the folder (gzip)
+    command: str
+    exit_code: int | None = None
+    wall_s: float | None = None
+    error: str | None = None  # why the pair has no numbers; None when it has
+    cells: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> {"gbs", "name"}
+
+
+class Runner:
+    """How `gmb peers` reaches the GPUs: build the default binary, ask it for a device, run one
+    pair. Tests replace it with a fake that writes Google Benchmark JSON."""
+
+    def __init__(self, repo: Path, options: Options) -> None:
+        self.repo, self.options, self.env = repo, options, run.device_env()
+
+    def devices(self) -> list[int]:
+        return run.resolve_devices(self.options.devices, self.env)
+
+    def build(self) -> str:
+        preset = run.build(self.repo, self.env, self.options.preset, self.options.cuda_archs,
+                           [BINARIES["default"]])
+        return f"build/{preset}/{BINARIES['default']}"
+
+    def info(self, binary: str, device: int) -> dict[str, Any]:
+        return run.device_info(binary, device, self.repo, self.env)
+
+    def run(self, command: list[str], log: Path) -> tuple[int, str]:
+        """The exit code and the last line of stderr; Google Benchmark's table goes to `log`."""
+        try:
+            with open(log, "w", encoding="utf-8") as out:
+                proc = subprocess.run(command, cwd=self.repo, env=self.env, stdout=out,
+                                      stderr=subprocess.PIPE, text=True)
+        except OSError as err:
+            return 127, f"cannot run {command[0]}: {err.strerror}"
+        sys.stderr.write(proc.stderr)
+        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
+        return proc.returncode, lines[-1] if lines else ""
+
+
+def parse_devices(text: str) -> None:
+    """Refuse a list that names a GPU twice (a GPU is not its own peer)."""
+    if text == "all":
+        return
+    named = [part.strip() for part in text.split(",") if part.strip()]
+    twice = sorted({d for d in named if named.count(d) > 1})
+    if twice:
+        raise GmbError(f"--devices: GPU {', '.join(twice)} named twice in {text!r}", 2)
+
+
+def check_passthrough(extra: list[str]) -> tuple[str, ...]:
+    """--benchmark_*/--gmb_* options for the binary, less those `gmb peers` sets itself."""
+    extra_options = run.passthrough_args(extra)
+    for arg in extra_options:
+        if arg.split("=", 1)[0] in _RESERVED:
+            raise GmbError(f"{arg.split('=', 1)[0]} is set by gmb peers (each pair: --device=I "
+                           "--gmb_peer=only --gmb_peer_partner=J and the matrix's filter)", 2)
+    return extra_options
+
+
+def measure(options: Options, runner: Runner | None = None, repo: Path | None = None,
+            now: datetime | None = None) -> Path | None:
+    """Measure every ordered pair and write the folder; return it, or None for one GPU (no
+    pair: one line, nothing written). Raises GmbError, after writing everything, when a pair
+    failed."""
+    parse_devices(options.devices)
+    repo = repo or find_repo()
+    runner = runner or Runner(repo, options)
+    devices = runner.devices()
+    if len(devices) < 2:
+        print(f"gmb: one GPU ({', '.join(map(str, devices))}): no pair to measure; "
+              "nothing written", flush=True)
+        return None
+    binary = runner.build()
+    infos = {d: runner.info(binary, d) for d in devices}  # a GPU that is not there stops here
+    root = (options.out or repo / "results").resolve()
+    folder = run.make_run_dir(root, infos[devices[0]]["gpu_slug"], now or datetime.now(),
+                              "-peers")
+    print(f"gmb: peer matrix folder {folder}", flush=True)
+    pairs = [_measure_pair(i, j, binary, options, runner, folder, repo)
+             for i in devices for j in devices if i != j]
+    save(folder, options, devices, infos, pairs)
+    _figure(folder)
+    print(folder, flush=True)
+    failed = [p for p in pairs if p.error]
+    if failed:
+        raise GmbError(f"{len(failed)} of {len(pairs)} pairs have no numbers (see "
+                       f"{folder / 'matrix.md'})")
+    return folder
+
+
+def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
+                  folder: Path, repo: Path) -> Pair:
+    out = folder / f"pair-{i}-{j}.json"
+    command = [binary, f"--device={i}", "--gmb_peer=only", f"--gmb_peer_partner={j}",
+               f"--benchmark_filter={FILTER}", f"--benchmark_repetitions={options.repetitions}",
+               "--benchmark_display_aggregates_only=true",
+               f"--benchmark_out={run.shown_path(out, repo)}", "--benchmark_out_format=json",
+               *options.passthrough]
+    pair = Pair(i, j, out.name + ".gz", shlex.join(command))
+    print(f"gmb: GPU {i} with partner GPU {j}: {pair.command}", flush=True)
+    start = time.monotonic()
+    pair.exit_code, last_line = runner.run(command, folder / f"pair-{i}-{j}.log")
+    pair.wall_s = round(time.monotonic() - start, 3)
+    if out.is_file():
+        packing.pack(out)
+    else:
+        pair.file = ""
+    if pair.exit_code != 0:
+        pair.error = f"exited with {pair.exit_code}" + (f": {last_line}" if last_line else "")
+        print(f"gmb: GPU {i} with partner GPU {j}: {pair.error}; going on", file=sys.stderr,
+              flush=True)
+        return pair
+    try:
+        loaded = results.load(folder / pair.file)
+    except GmbError as err:
+        pair.error = str(err)
+        return pair
+    partner = str(loaded.context.get("gmb_peer", ""))
+    if partner != str(j):  # the binary chose another partner: not this cell's number
+        pair.error = f"the run's partner was {partner!r}, not GPU {j}"
+        return pair
+    pair.cells = cells(results.median_by_name(loaded.records))
+    return pair
+
+
+def cells(medians: dict[str, results.Median]) -> dict[str, dict[str, Any]]:
+    """Per measurement: the best valid median (GB/s) and its name, or the error of the
+    benchmarks that matched and none valid; ratios kernel / copy engine."""
+    found: dict[str, dict[str, Any]] = {}
+    for m in MEASUREMENTS:
+        matching = [v for name, v in medians.items() if re.fullmatch(m.pattern, name)]
+        valid = [v for v in matching if v.error is None and v.bytes_per_second]
+        if valid:
+            best = max(valid, key=lambda v: v.bytes_per_second or 0)
+            found[m.key] = {"gbs": (best.bytes_per_second or 0) / 1e9, "name": best.name}
+        elif matching:
+            found[m.key] = {"gbs": None, "name": matching[0].name, "error": matching[0].error}
+    for key, kernel, engine in RATIOS:
+        k, e = found.get(kernel, {}).get("gbs"), found.get(engine, {}).get("gbs")
+        if k and e:
+            found[key] = {"ratio": k / e}
+    return found
+
+
+def save(folder: Path, options: Options, devices: list[int], infos: dict[int, dict[str, Any]],
+         pairs: list[Pair]) -> None:
+    """matrix.json (everything) and matrix.md (the tables)."""
+    doc = {
+        "gmb_command": options.gmb_command,
+        "devices": [{"index": d, "name": infos[d].get("gpu_name"),
+                     "uuid": infos[d].get("gpu_uuid")} for d in devices],
+        "measurements": [asdict(m) for m in MEASUREMENTS],
+        "ratios": [{"key": k, "kernel": a, "engine": b} for k, a, b in RATIOS],
+        "pairs": [asdict(p) for p in pairs],
+    }
+    (folder / "matrix.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    (folder / "matrix.md").write_text(markdown(doc), encoding="utf-8")
+
+
+def table(doc: dict[str, Any], key: str) -> list[list[float | str | None]]:
+    """The N x N values of one measurement or ratio: a number, "error", "failed" (the pair has
+    no numbers), None where the run had no such benchmark, "-" on the diagonal."""
+    indices = [d["index"] for d in doc["devices"]]
+    by_pair = {(p["device"], p["partner"]): p for p in doc["pairs"]}
+    rows = []
+    for i in indices:
+        row: list[float | str | None] = []
+        for j in indices:
+            pair = by_pair.get((i, j))
+            if i == j:
+                row.append("-")
+            elif pair is None or pair["error"]:
+                row.append("failed")
+            else:
+                cell = pair["cells"].get(key, {})
+                value = cell.get("gbs", cell.get("ratio"))
+                row.append(value if value is not None else ("error" if cell else None))
+        rows.append(row)
+    return rows
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    indices = [d["index"] for d in doc["devices"]]
+    lines = ["# gmembench peer matrix", "",
+             f"`{doc['gmb_command']}`: every ordered pair of {len(indices)} GPUs measured alone, "
+             "one pair at a time. Rows: the GPU that runs the kernel (or the copy); columns: its "
+             "partner. GB/s = 10⁹ B/s of bytes read + written, medians of the repetitions; a "
+             "kernel cell is the best of its variants (matrix.json names it). `-`: a GPU is not "
+             "its own peer; `failed`: the pair has no numbers (below); `error`: the benchmark "
+             "errored; blank: the run had no such benchmark.", "",
+             "| GPU | name | uuid |", "|---:|---|---|"]
+    lines += [f"| {d['index']} | {d['name']} | {d['uuid']} |" for d in doc["devices"]]
+    lines.append("")
+    titles = [(m["key"], m["title"], "GB/s", "{:.1f}") for m in doc["measurements"]]
+    titles += [(r["key"], f"kernel / copy engine, {r['key'].removeprefix('ratio_')}", "ratio",
+                "{:.3f}") for r in doc["ratios"]]
+    for key, title, unit, number in titles:
+        lines += [f"## {title} ({unit})", "",
+                  "| GPU \\ partner | " + " | ".join(map(str, indices)) + " |",
+                  "|---:|" + "---:|" * len(indices)]
+        for i, row in zip(indices, table(doc, key)):
+            shown = [number.format(v) if isinstance(v, float) else (v or "") for v in row]
+            lines.append(f"| {i} | " + " | ".join(shown) + " |")
+        lines.append("")
+    failed = [p for p in doc["pairs"] if p["error"]]
+    lines += ["## Pairs", "", "| GPU | partner | exit code | wall time | file | problem |",
+              "|---:|---:|---:|---:|---|---|"]
+    for p in doc["pairs"]:
+        wall = f"{p['wall_s']:.1f} s" if p["wall_s"] is not None else ""
+        problem = (p["error"] or "").replace("|", "\\|")
+        lines.append(f"| {p['device']} | {p['partner']} | {p['exit_code']} | {wall} | "
+                     f"{p['file']} | {problem} |")
+    lines += ["", f"{len(failed)} of {len(doc['pairs'])} pairs failed." if failed
+              else "Every pair measured.", "", "Commands, run from the repository root:", "",
+              "```sh", *(p["command"] for p in doc["pairs"]), "```", ""]
+    return "\n".join(lines)
+
+
+def _figure(folder: Path) -> None:
+    """matrix.png where matplotlib is installed; one line where it is not."""
+    try:
+        from . import peer_figure
+    except ImportError as err:
+        print(f"gmb: no matrix.png: {err} (python3 -m pip install -r scripts/requirements.txt)",
+              flush=True)
+        return
+    path = peer_figure.draw(folder)
+    print(f"gmb: wrote {path}", flush=True)
