@@ -54,15 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "loaded node runs, then the peer family one GPU at a time")
     run.add_argument("--flavors", default=",".join(FLAVORS), metavar="LIST",
                      help=f"comma-separated flavors to run (default {','.join(FLAVORS)})")
-    run.add_argument("--repetitions", type=_positive, default=5, metavar="R",
-                     help="Google Benchmark repetitions per benchmark (default 5)")
-    run.add_argument("--preset", metavar="NAME",
-                     help="CMake preset (default: release with a GPU, else sm90)")
-    run.add_argument("--out", type=Path, metavar="DIR",
-                     help="results root instead of <repo>/results")
-    run.add_argument("--cuda-archs", metavar="LIST",
-                     help="build for these compute capabilities, e.g. '80;90' (CMake's "
-                          "CMAKE_CUDA_ARCHITECTURES; default: the preset's, native with a GPU)")
+    _build_and_results_options(run, repetitions=5)
 
     peers = _command(
         commands, "peers", _peers,
@@ -78,14 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     peers.add_argument("--devices", default="all", metavar="all|LIST",
                        help="every GPU (all, the default) or the listed ones (0,2)")
-    peers.add_argument("--repetitions", type=_positive, default=3, metavar="R",
-                       help="Google Benchmark repetitions per benchmark (default 3)")
-    peers.add_argument("--preset", metavar="NAME",
-                       help="CMake preset (default: release with a GPU, else sm90)")
-    peers.add_argument("--out", type=Path, metavar="DIR",
-                       help="results root instead of <repo>/results")
-    peers.add_argument("--cuda-archs", metavar="LIST",
-                       help="build for these compute capabilities, e.g. '80;90'")
+    _build_and_results_options(peers, repetitions=3)
 
     _command(
         commands, "summary", _summary,
@@ -165,6 +150,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="CMake preset whose build to use (default: release with a GPU)")
     _fleet_commands(commands)
     return parser
+
+
+def _build_and_results_options(parser: argparse.ArgumentParser, repetitions: int) -> None:
+    """What every command that builds, runs and writes a results folder takes."""
+    parser.add_argument("--repetitions", type=_positive, default=repetitions, metavar="R",
+                        help=f"Google Benchmark repetitions per benchmark (default {repetitions})")
+    parser.add_argument("--preset", metavar="NAME",
+                        help="CMake preset (default: release with a GPU, else sm90)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="results root instead of <repo>/results")
+    parser.add_argument("--cuda-archs", metavar="LIST",
+                        help="build for these compute capabilities, e.g. '80;90' (CMake's "
+                             "CMAKE_CUDA_ARCHITECTURES; default: the preset's, native with a "
+                             "GPU)")
 
 
 def _fleet_commands(commands: Any) -> None:

@@ -7,9 +7,11 @@ an error (`GmbError`); `Plotted.written` empty means no figure applied.
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +85,7 @@ class Plotted:
 def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plotted:
     """Draw every figure of FIGURES from folder's default/ca/cg.json into `out`
     (default folder/figures) as PNG, and as SVG too with `svg`."""
+    context = _worker_context()  # its workers' imports overlap the loading below
     loaded = results.load_folder(folder)
     readable = [value for value in loaded.values() if isinstance(value, Results)]
     if not readable:
@@ -93,7 +96,7 @@ def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plo
     plotted = Plotted(loaded, frame.medians_frame(readable))
     out = out if out is not None else folder / FIGURES_DIR
     out.mkdir(parents=True, exist_ok=True)
-    outcomes = _draw_all(plotted.medians, out, svg)
+    outcomes = _draw_all(context, plotted.medians, out, svg)
     for spec, outcome in zip(FIGURES, outcomes):
         if isinstance(outcome, str):
             plotted.skipped[spec.stem] = outcome
@@ -103,19 +106,27 @@ def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plo
     return plotted
 
 
-def _draw_all(medians: pd.DataFrame, out: Path, svg: bool) -> list:
-    """Every figure's outcome, in FIGURES order. Drawing and saving dominate `gmb run`'s
-    report: one worker process per figure. Never fork(): the caller may run threads (a node
-    run does), and a forked child can inherit a lock one of them holds. A forkserver (or spawn)
-    starts its workers from a clean process that has imported this module once; each worker
-    receives the frame, pickled, when it starts."""
+def _worker_context() -> Any:
+    """Where the figure workers start from, or None to draw in this process. Never fork(): the
+    caller may run threads (a node run does), and a forked child can inherit a lock one of them
+    holds. A forkserver (or spawn) starts its workers from a clean process; the forkserver
+    imports this module once, started now so that it does while the caller loads the data."""
     methods = multiprocessing.get_all_start_methods()
     method = next((m for m in ("forkserver", "spawn") if m in methods), None)
+    if method is None or (os.cpu_count() or 1) < 2:
+        return None
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload([__name__])  # pandas, matplotlib, figures: once
+        multiprocessing.forkserver.ensure_running()
+    return context
+
+
+def _draw_all(context: Any, medians: pd.DataFrame, out: Path, svg: bool) -> list:
+    """Every figure's outcome, in FIGURES order. Drawing and saving dominate `gmb run`'s
+    report: one worker process per figure, each given the frame (pickled) when it starts."""
     workers = min(len(FIGURES), os.cpu_count() or 1)
-    if method is not None and workers > 1:
-        context = multiprocessing.get_context(method)
-        if method == "forkserver":
-            context.set_forkserver_preload([__name__])  # pandas, matplotlib, figures: once
+    if context is not None:
         try:
             with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                         initializer=_receive,
