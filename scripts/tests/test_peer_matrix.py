@@ -6,7 +6,6 @@ import gzip
 import json
 import re
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 from conftest import assert_one_line_error, gmb

@@ -2,7 +2,6 @@ import gzip
 import json
 import os
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 
