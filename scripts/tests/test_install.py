@@ -93,6 +93,16 @@ def test_the_installed_package_is_the_venvs_own(venv, tmp_path):
     assert version == gmbtools.__version__
 
 
+def test_every_subpackage_is_installed(venv, tmp_path):
+    """Sub-packages (gmbtools.figures) must ship too, or an installed `gmb plot` cannot import."""
+    packages = sorted(p.parent.relative_to(SCRIPTS).as_posix().replace("/", ".")
+                      for p in (SCRIPTS / "gmbtools").rglob("__init__.py"))
+    proc = run(venv / "bin" / "python", "-c",
+               "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]",
+               *packages, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_gmb_help(venv, tmp_path):
     proc = run(venv / "bin" / "gmb", "--help", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
