@@ -10,6 +10,7 @@
 
 #include "benchmarks/harness.cuh"
 #include "gmb/chase.hpp"
+#include "gmb/scoped_device.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/latency.cuh"
 
@@ -33,6 +34,7 @@ struct chase_chain {
   unsigned lanes;
   device_buffer lines, position, record;
   std::size_t walked = 0;  // steps per lane since the chain was built
+  int home = -1;           // the GPU the lines live on: -1 this one, else a peer's (peer/chase)
 
   chase_chain(std::size_t slots, std::uint32_t spacing, unsigned lanes)
       : n(slots), spacing(spacing), perm{log2_exact(slots), 0x5EEDu}, lanes(lanes) {}
@@ -41,7 +43,13 @@ struct chase_chain {
 
   void prepare(environment& e) {
     if (record.bytes() == 0) {  // all three or none: a failed allocation leaves none
-      device_buffer l(bytes()), p(32 * sizeof(std::uint64_t));
+      device_buffer l, p(32 * sizeof(std::uint64_t));
+      if (home < 0) {
+        l = device_buffer(bytes());
+      } else {
+        const scoped_device there(home);
+        l = device_buffer(bytes());
+      }
       record = device_buffer(round_up(sizeof(chase_record), 16));
       lines = std::move(l);
       position = std::move(p);
@@ -90,6 +98,12 @@ struct chase_chain {
   }
 
   void release() {
+    int here = 0;  // a peer's lines freed with it current; never throws (runs in destructors)
+    if (home >= 0 && lines.bytes() != 0 && cudaGetDevice(&here) == cudaSuccess &&
+        cudaSetDevice(home) == cudaSuccess) {
+      lines = device_buffer();
+      cudaSetDevice(here);
+    }
     lines = device_buffer();
     position = device_buffer();
     record = device_buffer();

@@ -39,6 +39,15 @@ struct peer_partner {
 };
 peer_partner describe_peer(int device);
 
+/// How the peer family runs, for the process (main's --gmb_peer_partner and --gmb_peer=skip):
+/// the partner (-1: (device + 1) mod count), and whether the family is skipped (then it makes
+/// no case and touches no other GPU: no context there, no peer access).
+struct peer_options {
+  int partner = -1;
+  bool skip = false;
+};
+void set_peer_options(const peer_options& options);
+
 /// All families, in the order they are registered.
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;

@@ -19,6 +19,8 @@
 #include "gmb/health_monitor.hpp"
 #include "gmb/host_link.hpp"
 #include "gmb/name_filter.hpp"
+#include "gmb/peer_link.hpp"
+#include "gmb/peer_scope.hpp"
 #include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
 
@@ -61,6 +63,8 @@ struct options {
   bool health = true;
   std::string health_out;
   bool every_flavor = false;  // --gmb_every_flavor: also the cases built alike in every flavor
+  int peer_partner = -1;      // --gmb_peer_partner=J; -1: (device + 1) mod count
+  gmb::peer_scope peer = gmb::peer_scope::kAll;  // --gmb_peer=all|skip|only
 };
 
 /// Whether this binary is a caching build (ca, cg): cases whose kernels compile alike in every
@@ -87,7 +91,12 @@ void print_usage() {
       "  --gmb_every_flavor  ca/cg builds: also run the families whose kernels compile alike\n"
       "                      in every build (texture, constant, local, host, managed), which\n"
       "                      otherwise run in the default flavor only\n"
-      "  --gmb_info          print the GPU's description as JSON and exit\n"
+      "  --gmb_peer_partner=J  the partner GPU of peer/ and ref/memcpy_peer (default\n"
+      "                      (device + 1) mod the number of GPUs)\n"
+      "  --gmb_peer=all|skip|only  all benchmarks (default), none that touch another GPU\n"
+      "                      (peer/, ref/memcpy_peer), or only those\n"
+      "  --gmb_info          print the GPU's description as JSON and exit (with the NVLinks\n"
+      "                      as NVML reports them)\n"
       "--benchmark_filter=REGEX selects by the names --benchmark_list_tests prints, with or\n"
       "without their '/manual_time'. Google Benchmark's flags follow.\n\n");
 }
@@ -155,6 +164,12 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
       opt.filter = arg.substr(19);
     } else if (arg == "--gmb_info") {
       opt.info = true;
+    } else if (auto j = value_of("--gmb_peer_partner")) {
+      opt.peer_partner = parse_count("--gmb_peer_partner", *j, 0, "a GPU index");
+    } else if (auto p = value_of("--gmb_peer")) {
+      const auto scope = gmb::parse_peer_scope(*p);
+      if (!scope) throw fatal_error{"--gmb_peer: '" + *p + "' is not all, skip or only"};
+      opt.peer = *scope;
     } else if (arg == "--gmb_every_flavor") {
       opt.every_flavor = true;
     } else if (arg.rfind("--gmb_", 0) == 0) {
@@ -232,10 +247,17 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
   entries.emplace_back(
       "gmb_peer", peer.device >= 0 ? std::to_string(peer.device) : "none (" + peer.reason + ")");
+  entries.emplace_back("gmb_peer_partner", opt.peer_partner >= 0
+                                               ? "--gmb_peer_partner"
+                                               : "default: (device + 1) mod count");
+  entries.emplace_back("gmb_peer_scope", gmb::describe(opt.peer));
+  if (opt.info)
+    entries.emplace_back("gpu_nvlinks_nvml", gmb::read_nvlinks(device.ordinal).describe());
   if (peer.device >= 0) {  // the link's rate (NVML), the pct_peak of peer/ and ref/memcpy_peer
-    const gmb::peer_link_info link = gmb::query_peer_link(device.ordinal);
-    entries.emplace_back("gpu_peer_link", link.describe());
-    entries.emplace_back("gpu_peer_link_gbs", gmb::format_gbs(link.bytes_per_second()));
+    for (auto& entry :
+         gmb::peer_link_context(gmb::query_peer_link(device.ordinal, {peer.device}))) {
+      entries.push_back(std::move(entry));
+    }
     // what the driver says of the pair (cudaDeviceGetP2PAttribute)
     for (const auto& [key, attribute] :
          {std::pair{"gmb_peer_performance_rank", cudaDevP2PAttrPerformanceRank},
@@ -314,6 +336,12 @@ int run(int argc, char** argv) {
   }
 
   const gmb::device_info device = open_device(opt.device);
+  gmb::set_peer_options({opt.peer_partner, opt.peer == gmb::peer_scope::kSkip});
+  if (opt.peer_partner >= 0) {
+    if (const gmb::peer_partner p = gmb::describe_peer(device.ordinal); p.device < 0) {
+      throw fatal_error{"--gmb_peer_partner=" + std::to_string(opt.peer_partner) + ": " + p.reason};
+    }
+  }
   const std::size_t array_bytes =
       opt.array_bytes.value_or(gmb::default_array_bytes(device.l2_bytes));
   const int launches =
@@ -336,7 +364,10 @@ int run(int argc, char** argv) {
   registration.profile = opt.profile;
   int registered = 0, default_flavor_only = 0;
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
-    if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name))) continue;
+    if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name)) ||
+        !gmb::in_peer_scope(opt.peer, c.name)) {
+      continue;
+    }
     if (kCachingBuild && !c.every_flavor && !opt.every_flavor) {
       ++default_flavor_only;
       continue;
@@ -350,6 +381,12 @@ int run(int argc, char** argv) {
                       "' matched only benchmarks that compile alike"
                       " in every build and run in the default flavor: use gmembench, or pass"
                       " --gmb_every_flavor"};
+  }
+  if (registered == 0 && opt.peer == gmb::peer_scope::kOnly) {
+    const gmb::peer_partner p = gmb::describe_peer(device.ordinal);
+    throw fatal_error{"--gmb_peer=only: no benchmark that touches another GPU" +
+                      (p.device < 0 ? " (no partner: " + p.reason + ")"
+                                    : " matched the filter '" + opt.filter + "'")};
   }
   if (registered == 0) throw fatal_error{"no benchmark matched the filter '" + opt.filter + "'"};
   if (default_flavor_only > 0) {

@@ -1,28 +1,41 @@
 // Peer family (the coalesced kernels of kernels/coalesced.cuh over NVLink or PCIe): a kernel on
-// this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count, through
-// peer access (cudaDeviceEnablePeerAccess). Names: peer/read/f32x4/ilp:4,
-// peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner -> here), dir:push
-// (here -> partner) and dir:both (each GPU pulling the other's array at once); dir:from_all and
-// dir:to_all (tile t of the array pulled from or pushed to the (t mod n)-th of the n GPUs with
-// peer access, all in one launch: with two GPUs the traffic of pull and push); the patterns over
-// the link: peer/copy/f32/off:1/dir:pull, peer/copy/f32/s:8/dir:push (the offset or stride on
-// the partner's side); the copy engine in the same run: ref/memcpy_peer/dir:pull|push
-// (cudaMemcpyPeerAsync). Bytes as everywhere: read +
-// written; pct_peak is of the link (query_peer_link: NVLinks x their speed, else PCIe), counting
-// the bytes that cross it one way. The partner's buffer is one array, made on first use and kept
-// for the process. With one GPU, or without peer access, the family is empty and describe_peer says
-// why. Never NVLink multicast.
+// this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count or
+// --gmb_peer_partner, through peer access (cudaDeviceEnablePeerAccess). Names:
+// peer/read/f32x4/ilp:4, peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner ->
+// here), dir:push (here -> partner) and dir:both (each GPU pulling the other's array at once);
+// f32x4 copies with ilp:8 too (the link's latency is several times HBM's: more bytes in flight);
+// dir:from_all and dir:to_all (tile t of the array pulled from or pushed to the (t mod n)-th of
+// the n GPUs with peer access, all in one launch: with two GPUs the traffic of pull and push);
+// the patterns over the link: peer/copy/f32/off:1/dir:pull, peer/copy/f32/s:8/dir:push (the
+// offset or stride on the partner's side); the link's latency: peer/chase/ws:N/lanes:1, the
+// latency family's chase through a chain in the partner's memory (quick: 16 KiB, 1 MiB and 256
+// MiB, the last beyond any L2; full: every 4th power of two from 4 KiB to 1 GiB, one and 32
+// lanes); the copy engine in the same run: ref/memcpy_peer/dir:pull|push|both
+// (cudaMemcpyPeerAsync; both: one copy on each GPU's stream at once).
+//
+// Bytes as everywhere: read + written. pct_peak is of the link (peer_link.hpp: the NVLinks that
+// reach the peer, else PCIe): the bytes that cross the link one way / time / the link's rate
+// one way, so a correct measurement never exceeds 100. A case's peak_bytes_per_second is
+// therefore the rate x (bytes read + written) / (bytes crossing one way): a read or write of
+// the partner's array 1 (all of it crosses); a one-way copy 2 (the read there or the write
+// there crosses); dir:both 4 (a quarter crosses each way, each way at the link's rate); and
+// dir:from_all|to_all 2 with the rate of this GPU's links to all those peers.
+// The partner's buffer is one array, made on first use and kept for the process. With one GPU,
+// without peer access, or with --gmb_peer=skip, the family is empty (skip: and no GPU but this
+// one is touched); describe_peer says why. Never NVLink multicast.
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "benchmarks/chase_chain.cuh"
 #include "benchmarks/families.hpp"
 #include "benchmarks/mapped_case.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/host_device.hpp"
-#include "gmb/host_link.hpp"
 #include "gmb/naming.hpp"
+#include "gmb/peer_link.hpp"
+#include "gmb/scoped_device.hpp"
 #include "gmb/sizing.hpp"
 #include "kernels/coalesced.cuh"
 #include "kernels/mapped.cuh"
@@ -30,21 +43,6 @@
 namespace gmb {
 
 namespace {
-
-/// Makes `device` current for a scope (peer buffers are made and freed on their own GPU).
-class scoped_device {
- public:
-  explicit scoped_device(int device) {
-    GMB_CUDA_CHECK(cudaGetDevice(&saved_));
-    GMB_CUDA_CHECK(cudaSetDevice(device));
-  }
-  ~scoped_device() { cudaSetDevice(saved_); }
-  scoped_device(const scoped_device&) = delete;
-  scoped_device& operator=(const scoped_device&) = delete;
-
- private:
-  int saved_ = 0;
-};
 
 /// The partner GPU, the array on it, and for both directions at once a second array there,
 /// the partner's stream, and the events that tie it to ours. An event is recorded on a stream
@@ -58,7 +56,8 @@ struct peer_state {
   device_buffer remote_out;           // dir:both: what the partner's own kernel writes
   std::vector<int> all;               // every GPU with peer access both ways, the partner first
   std::vector<device_buffer> others;  // an array on each of all[1..], made on first use
-  double link_rate = 0;  // the link's theoretical rate one way (host_link.hpp), 0: unknown
+  double link_rate = 0;  // the link's theoretical rate one way (peer_link.hpp), 0: unknown
+  double all_rate = 0;   // the same of this GPU's links to every GPU of `all`
   cudaStream_t stream = nullptr;
   cudaEvent_t go = nullptr, done = nullptr;
   device_buffer& buffer() {
@@ -133,9 +132,43 @@ std::string verify_one_way(environment& e, peer_state& state, bool pull) {
               : verify_words(e, state.buffer(), kInputPattern, "partner's array");
 }
 
+/// dir:both's setup and check: each GPU pulls the other's array (ours: remote -> out; the
+/// partner's: our in -> its remote_out).
+void prepare_both(environment& e, peer_state& state) {
+  state.make_both();
+  state.remote.fill(kInputPattern, e.stream());
+  e.in().fill(kInputPattern, e.stream());
+  e.out().poison(e.stream());
+  state.remote_out.poison(e.stream());
+}
+std::string verify_both(environment& e, peer_state& state) {
+  std::string error = verify_words(e, e.out(), kInputPattern, "out");
+  if (error.empty()) error = verify_words(e, state.remote_out, kInputPattern, "partner's out");
+  return error;
+}
+
+/// Starts `theirs` on the partner's stream (the partner current) and `ours` on this GPU's
+/// together, and makes our stream wait for both: the timer on our stream times the pair.
+template <class Ours, class Theirs>
+void launch_both(environment& e, peer_state& state, const Ours& ours, const Theirs& theirs) {
+  GMB_CUDA_CHECK(cudaEventRecord(state.go, e.stream()));
+  {
+    const scoped_device on_peer(state.peer);
+    GMB_CUDA_CHECK(cudaStreamWaitEvent(state.stream, state.go, 0));
+    theirs(state.stream);
+    GMB_CUDA_CHECK(cudaGetLastError());
+    GMB_CUDA_CHECK(cudaEventRecord(state.done, state.stream));
+  }
+  ours(e.stream());
+  GMB_CUDA_CHECK(cudaStreamWaitEvent(e.stream(), state.done, 0));
+}
+
+/// Which cases add_kernels makes: all five, or the three copies.
+enum class kernel_set { kAll, kCopies };
+
 template <class T, unsigned Ilp>
 void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
-                 std::vector<bench_case>& cases) {
+                 std::vector<bench_case>& cases, kernel_set set = kernel_set::kAll) {
   constexpr std::size_t kTile = std::size_t(kCoalescedBlock) * Ilp;
   const std::size_t n = env.array_bytes() / sizeof(T);
   const std::size_t tiles = n / kTile;
@@ -149,39 +182,42 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   const char* type = element_traits<T>::kName;
   const auto ilp = name_param("ilp", Ilp);
 
-  bench_case read;
-  read.name = bench_name("peer", std::string("read/") + type, {ilp});
-  read.prepare = [state](environment& e) {
-    state->buffer().fill(kInputPattern, e.stream());
-    e.reset_counter();
-  };
-  const checking_read_launch launch = [state, grid, tiles](environment& e, word_pattern expected) {
-    coalesced_read<T, Ilp, cache_op::kDefault><<<grid, kCoalescedBlock, 0, e.stream()>>>(
-        state->remote.data<const T>(), tiles, expected, e.counter());
-  };
-  read.launch = [launch](environment& e) { launch(e, kInputPattern); };
-  read.verify = [state, launch, n = tiles * kTile](environment& e) {
-    return verify_checking_read(e, state->buffer(), kInputPattern, n, launch);
-  };
-  read.bytes_read = bytes;
-  read.model = load_model;
-  read.peak_bytes_per_second = state->link_rate;  // what crosses the link: all of it
-  cases.push_back(std::move(read));
+  if (set == kernel_set::kAll) {
+    bench_case read;
+    read.name = bench_name("peer", std::string("read/") + type, {ilp});
+    read.prepare = [state](environment& e) {
+      state->buffer().fill(kInputPattern, e.stream());
+      e.reset_counter();
+    };
+    const checking_read_launch launch = [state, grid, tiles](environment& e,
+                                                             word_pattern expected) {
+      coalesced_read<T, Ilp, cache_op::kDefault><<<grid, kCoalescedBlock, 0, e.stream()>>>(
+          state->remote.data<const T>(), tiles, expected, e.counter());
+    };
+    read.launch = [launch](environment& e) { launch(e, kInputPattern); };
+    read.verify = [state, launch, n = tiles * kTile](environment& e) {
+      return verify_checking_read(e, state->buffer(), kInputPattern, n, launch);
+    };
+    read.bytes_read = bytes;
+    read.model = load_model;
+    read.peak_bytes_per_second = state->link_rate;  // what crosses the link: all of it
+    cases.push_back(std::move(read));
 
-  bench_case write;
-  write.name = bench_name("peer", std::string("write/") + type, {ilp});
-  write.prepare = [state](environment& e) { state->buffer().poison(e.stream()); };
-  write.launch = [state, grid, tiles](environment& e) {
-    coalesced_write<T, Ilp, store_op::kDefault>
-        <<<grid, kCoalescedBlock, 0, e.stream()>>>(state->remote.data<T>(), tiles, kWritePattern);
-  };
-  write.verify = [state](environment& e) {
-    return verify_words(e, state->buffer(), kWritePattern, "partner's array");
-  };
-  write.bytes_written = bytes;
-  write.model = store_model;
-  write.peak_bytes_per_second = state->link_rate;
-  cases.push_back(std::move(write));
+    bench_case write;
+    write.name = bench_name("peer", std::string("write/") + type, {ilp});
+    write.prepare = [state](environment& e) { state->buffer().poison(e.stream()); };
+    write.launch = [state, grid, tiles](environment& e) {
+      coalesced_write<T, Ilp, store_op::kDefault>
+          <<<grid, kCoalescedBlock, 0, e.stream()>>>(state->remote.data<T>(), tiles, kWritePattern);
+    };
+    write.verify = [state](environment& e) {
+      return verify_words(e, state->buffer(), kWritePattern, "partner's array");
+    };
+    write.bytes_written = bytes;
+    write.model = store_model;
+    write.peak_bytes_per_second = state->link_rate;
+    cases.push_back(std::move(write));
+  }
 
   for (const bool pull : {true, false}) {
     bench_case copy;
@@ -201,38 +237,25 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     cases.push_back(std::move(copy));
   }
 
-  // Both directions at once: each GPU pulls the other's array (ours: remote -> out; the
-  // partner's: our in -> its remote_out), started together and timed until both are done.
+  // Both directions at once: each GPU pulls the other's array, started together and timed
+  // until both are done.
   bench_case both;
   both.name = bench_name("peer", std::string("copy/") + type, {ilp, name_param("dir", "both")});
-  both.prepare = [state](environment& e) {
-    state->make_both();
-    state->remote.fill(kInputPattern, e.stream());
-    e.in().fill(kInputPattern, e.stream());
-    e.out().poison(e.stream());
-    state->remote_out.poison(e.stream());
-  };
+  both.prepare = [state](environment& e) { prepare_both(e, *state); };
   both.launch = [state, grid, tiles](environment& e) {
-    using kernel_t = void (*)(const T*, T*, std::size_t);
-    const kernel_t kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
-    GMB_CUDA_CHECK(cudaEventRecord(state->go, e.stream()));
-    {
-      const scoped_device on_peer(state->peer);
-      GMB_CUDA_CHECK(cudaStreamWaitEvent(state->stream, state->go, 0));
-      kernel<<<grid, kCoalescedBlock, 0, state->stream>>>(e.in().data<const T>(),
-                                                          state->remote_out.data<T>(), tiles);
-      GMB_CUDA_CHECK(cudaGetLastError());
-      GMB_CUDA_CHECK(cudaEventRecord(state->done, state->stream));
-    }
-    kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(state->remote.data<const T>(),
+    const auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+    launch_both(
+        e, *state,
+        [&](cudaStream_t ours) {
+          kernel<<<grid, kCoalescedBlock, 0, ours>>>(state->remote.data<const T>(),
                                                      e.out().data<T>(), tiles);
-    GMB_CUDA_CHECK(cudaStreamWaitEvent(e.stream(), state->done, 0));
+        },
+        [&](cudaStream_t theirs) {
+          kernel<<<grid, kCoalescedBlock, 0, theirs>>>(e.in().data<const T>(),
+                                                       state->remote_out.data<T>(), tiles);
+        });
   };
-  both.verify = [state](environment& e) {
-    std::string error = verify_words(e, e.out(), kInputPattern, "out");
-    if (error.empty()) error = verify_words(e, state->remote_out, kInputPattern, "partner's out");
-    return error;
-  };
+  both.verify = [state](environment& e) { return verify_both(e, *state); };
   both.bytes_read = both.bytes_written = 2 * bytes;
   both.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
   both.model = load_model + store_model + load_model + store_model;
@@ -303,7 +326,7 @@ bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, 
   c.bytes_read = c.bytes_written = bytes;
   c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
             predict_traffic(map, threads, sizeof(T), access_kind::kStore);
-  c.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross this GPU's links
+  c.peak_bytes_per_second = 2 * state->all_rate;  // half of the bytes cross this GPU's links
   return c;
 }
 
@@ -372,6 +395,7 @@ void add_patterns(environment& env, const std::shared_ptr<peer_state>& state, sw
 void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
                 std::vector<bench_case>& cases) {
   const int self = env.device().ordinal;
+  const double bytes = static_cast<double>(env.array_bytes());
   for (const bool pull : {true, false}) {
     bench_case c;
     c.name = bench_name("ref", "memcpy_peer", {name_param("dir", pull ? "pull" : "push")});
@@ -387,19 +411,94 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
       }
     };
     c.verify = [state, pull](environment& e) { return verify_one_way(e, *state, pull); };
-    c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
+    c.bytes_read = c.bytes_written = bytes;
     c.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross the link
     cases.push_back(std::move(c));
+  }
+  // Both directions at once, as peer/copy/.../dir:both: each GPU's copy engine pulls the
+  // other's array on that GPU's stream.
+  bench_case both;
+  both.name = bench_name("ref", "memcpy_peer", {name_param("dir", "both")});
+  both.prepare = [state](environment& e) { prepare_both(e, *state); };
+  both.launch = [state, self](environment& e) {
+    const int peer = state->peer;
+    const std::size_t n = e.array_bytes();
+    launch_both(
+        e, *state,
+        [&](cudaStream_t ours) {
+          GMB_CUDA_CHECK(
+              cudaMemcpyPeerAsync(e.out().data(), self, state->remote.data(), peer, n, ours));
+        },
+        [&](cudaStream_t theirs) {
+          GMB_CUDA_CHECK(
+              cudaMemcpyPeerAsync(state->remote_out.data(), peer, e.in().data(), self, n, theirs));
+        });
+  };
+  both.verify = [state](environment& e) { return verify_both(e, *state); };
+  both.bytes_read = both.bytes_written = 2 * bytes;
+  both.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
+  cases.push_back(std::move(both));
+}
+
+/// peer/chase/ws:N/lanes:L: the latency family's pointer chase (chase_chain.cuh) walked from
+/// this GPU through a chain of N bytes in the partner's memory: each step one round trip over
+/// the link. Sets larger than this GPU's L2 are flushed from it before every timed iteration,
+/// as latency/chase's are (the partner's own L2 holds what the build left of smaller sets).
+bench_case chase_case(environment& env, const std::shared_ptr<peer_state>& state,
+                      std::size_t set_bytes, unsigned lanes) {
+  auto s = std::make_shared<chase_chain>(set_bytes / kChaseLineBytes, 1, lanes);
+  s->home = state->peer;
+  bench_case c;
+  c.name =
+      bench_name("peer", "chase", {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
+  chase_chain::describe(s, c);
+  // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
+  const unsigned warm_steps = s->n <= kStepsPerLaunch ? static_cast<unsigned>(s->n) : 0;
+  c.launch = [s, warm_steps](environment& e) { s->launch<cache_op::kDefault>(e, warm_steps); };
+  c.cold_l2 = set_bytes > env.device().l2_bytes;
+  c.peak_bytes_per_second = state->link_rate;  // every address read crosses the link
+  return c;
+}
+
+void add_chases(environment& env, const std::shared_ptr<peer_state>& state, sweep s,
+                std::vector<bench_case>& cases) {
+  if (s == sweep::kQuick) {
+    for (const std::size_t kib : {16, 1024, 256 * 1024}) {
+      cases.push_back(chase_case(env, state, kib * 1024, 1));
+    }
+    return;
+  }
+  for (std::size_t bytes = 4096; bytes <= (std::size_t(1) << 30); bytes *= 4) {
+    for (const unsigned lanes : {1u, 32u}) cases.push_back(chase_case(env, state, bytes, lanes));
   }
 }
 
 }  // namespace
 
+namespace {
+peer_options& configured() {
+  static peer_options options;
+  return options;
+}
+}  // namespace
+
+void set_peer_options(const peer_options& options) {
+  configured() = options;
+}
+
 peer_partner describe_peer(int device) {
   int count = 0;
   GMB_CUDA_CHECK(cudaGetDeviceCount(&count));
   if (count < 2) return {-1, "one GPU visible"};
-  const int peer = (device + 1) % count;
+  const int asked = configured().partner;
+  if (asked == device) {
+    return {-1, "GPU " + std::to_string(asked) + " is the GPU under test (--device=" +
+                    std::to_string(device) + "): its partner must be another GPU"};
+  }
+  if (asked >= count) {
+    return {-1, "this machine has " + std::to_string(count) + " CUDA devices, numbered from 0"};
+  }
+  const int peer = asked >= 0 ? asked : (device + 1) % count;
   int there = 0, back = 0;
   GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&there, device, peer));
   GMB_CUDA_CHECK(cudaDeviceCanAccessPeer(&back, peer, device));
@@ -426,25 +525,30 @@ std::vector<int> peers_of(int device, int partner) {
 }
 
 std::vector<bench_case> peer_cases(environment& env, sweep s) {
-  const peer_partner partner = describe_peer(env.device().ordinal);
+  if (configured().skip) return {};  // no context on, nor link to, another GPU
+  const int self = env.device().ordinal;
+  const peer_partner partner = describe_peer(self);
   if (partner.device < 0) return {};
   auto state = std::make_shared<peer_state>();
-  state->self = env.device().ordinal;
+  state->self = self;
   state->peer = partner.device;
-  state->all = peers_of(env.device().ordinal, partner.device);
+  state->all = peers_of(self, partner.device);
   for (const int other : state->all) {
-    enable_peer_access(env.device().ordinal, other);
-    enable_peer_access(other, env.device().ordinal);
+    enable_peer_access(self, other);
+    enable_peer_access(other, self);
   }
   state->bytes = env.array_bytes();
-  state->link_rate = query_peer_link(env.device().ordinal).bytes_per_second();
+  state->link_rate = query_peer_link(self, {partner.device}).bytes_per_second;
+  state->all_rate = query_peer_link(self, state->all).bytes_per_second;
   std::vector<bench_case> cases;
   add_kernels<float, 1>(env, state, cases);
   add_kernels<float, 4>(env, state, cases);
   add_kernels<float4, 1>(env, state, cases);
   add_kernels<float4, 4>(env, state, cases);
+  add_kernels<float4, 8>(env, state, cases, kernel_set::kCopies);
   for (const bool to_all : {false, true}) cases.push_back(all_case<float4, 4>(env, state, to_all));
   add_patterns(env, state, s, cases);
+  add_chases(env, state, s, cases);
   add_memcpy(env, state, cases);
   return cases;
 }

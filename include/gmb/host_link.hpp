@@ -156,18 +156,9 @@ class nvml_link_reader {
     return {read(api_->curr_pcie_link_generation), read(api_->curr_pcie_link_width)};
   }
 
-  /// NVLink: {links of this GPU, their common speed in MB/s as NVML gives it}, 0 where NVML
-  /// does not say (no NVLink, or an older driver).
-  std::pair<int, double> nvlink() const {
-    if (!api_->field_values) return {0, 0};
-    nvml::field_value f[2] = {};
-    f[0].field_id = nvml::kFieldNvlinkCount;
-    f[1].field_id = nvml::kFieldNvlinkSpeedMbps;
-    if (api_->field_values(device_, 2, f) != nvml::kSuccess) return {0, 0};
-    const bool ok = f[0].nvml_return == nvml::kSuccess && f[1].nvml_return == nvml::kSuccess;
-    return ok ? std::pair<int, double>{static_cast<int>(f[0].value.ui), f[1].value.ui}
-              : std::pair<int, double>{0, 0};
-  }
+  /// NVML itself and this GPU's handle (peer_link.hpp reads the NVLinks through them).
+  const nvml::api& api() const { return *api_; }
+  nvml::device device() const { return device_; }
 
   /// Fills the PCIe and C2C fields of `info` (source "nvml" where the maxima were read).
   void fill(host_link_info& info) const {
@@ -255,40 +246,6 @@ inline const host_link_info& host_link(int device) {
   auto it = cache.find(device);
   if (it == cache.end()) it = cache.emplace(device, query_host_link(device)).first;
   return it->second;
-}
-
-/// The link between two GPUs with peer access, seen from one of them: its NVLinks (NVML's
-/// link count and common speed), else the PCIe link the traffic then takes.
-struct peer_link_info {
-  int nvlinks = 0;
-  double nvlink_mbps = 0;  // per link, as NVML reports it
-  double pcie_bytes_per_second = 0;
-  std::string why;  // why NVML said nothing of NVLink
-  /// The theoretical rate in one direction, bytes per second (0: unknown).
-  double bytes_per_second() const {
-    return nvlinks > 0 && nvlink_mbps > 0 ? nvlinks * nvlink_mbps * 1e6 : pcie_bytes_per_second;
-  }
-  std::string describe() const {
-    if (nvlinks > 0 && nvlink_mbps > 0) {
-      return "nvlink " + std::to_string(nvlinks) + " x " +
-             std::to_string(static_cast<long long>(nvlink_mbps)) + " MB/s (NVML)";
-    }
-    if (pcie_bytes_per_second > 0) return "pcie (the host link's rate; NVML: " + why + ")";
-    return "unknown (" + why + "; peer/ pct_peak is of the GPU memory's peak)";
-  }
-};
-
-inline peer_link_info query_peer_link(int device) {
-  peer_link_info info;
-  std::string why;
-  if (auto reader = nvml_link_reader::open(device, &why)) {
-    std::tie(info.nvlinks, info.nvlink_mbps) = reader->nvlink();
-    if (info.nvlinks == 0) why = "no NVLink";
-  }
-  info.why = why;
-  if (info.bytes_per_second() <= 0)
-    info.pcie_bytes_per_second = host_link(device).bytes_per_second();
-  return info;
 }
 
 /// The context keys of the link (values are strings; numbers "0" where unknown).

@@ -64,6 +64,35 @@ inline constexpr unsigned kFieldC2cLinkCount = 170;    // NVML_FI_DEV_C2C_LINK_C
 inline constexpr unsigned kFieldC2cLinkStatus = 171;   // NVML_FI_DEV_C2C_LINK_GET_STATUS: 1 active
 inline constexpr unsigned kFieldC2cLinkMaxBw = 172;    // NVML_FI_DEV_C2C_LINK_GET_MAX_BW: MB/s
 
+// NVLink speed per link, MB/s: NVML_FI_DEV_NVLINK_GET_SPEED with scope_id = the link (R520+),
+// and the older fixed fields NVML_FI_DEV_NVLINK_SPEED_MBPS_L0..L5 (84-89), L6..L11 (132-137).
+inline constexpr unsigned kFieldNvlinkGetSpeed = 164;
+inline constexpr unsigned kFieldNvlinkSpeedMbpsL0 = 84;
+inline constexpr unsigned kFieldNvlinkSpeedMbpsL6 = 132;
+inline constexpr unsigned kNvlinkSpeedFieldLinks = 12;  // L0..L11: links past these have none
+/// The field NVML_FI_DEV_NVLINK_SPEED_MBPS_L<link>, 0 for a link past L11.
+inline constexpr unsigned nvlink_speed_field(unsigned link) {
+  return link < 6                        ? kFieldNvlinkSpeedMbpsL0 + link
+         : link < kNvlinkSpeedFieldLinks ? kFieldNvlinkSpeedMbpsL6 + (link - 6)
+                                         : 0;
+}
+inline constexpr unsigned kMaxNvlinks = 18;  // NVML_NVLINK_MAX_LINKS (R535+)
+// nvmlIntNvLinkDeviceType_t: what the far end of a link is.
+inline constexpr unsigned kNvlinkRemoteGpu = 0x00;
+inline constexpr unsigned kNvlinkRemoteSwitch = 0x02;
+
+/// nvmlPciInfo_t (68 bytes), as nvmlDeviceGetNvLinkRemotePciInfo_v2 fills it.
+struct pci_info {
+  char bus_id_legacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pci_device_id;
+  unsigned int pci_subsystem_id;
+  char bus_id[32];
+};
+static_assert(sizeof(pci_info) == 68, "nvmlPciInfo_t is 68 bytes");
+
 /// nvmlProcessInfo_v2_t, as nvmlDeviceGetComputeRunningProcesses_v2 fills it (24 bytes).
 struct process_info {
   unsigned int pid;
@@ -98,6 +127,12 @@ struct api {
   result (*max_pcie_link_width)(device, unsigned*) = nullptr;
   result (*gpu_max_pcie_link_generation)(device, unsigned*) = nullptr;
   result (*field_values)(device, int, field_value*) = nullptr;
+  // NVLink, per link (peer_link.hpp): active (nvmlEnableState_t 1), version
+  // (nvmlNvlinkVersion_t), what the far end is (nvmlIntNvLinkDeviceType_t) and its PCI address.
+  result (*nvlink_state)(device, unsigned, unsigned*) = nullptr;
+  result (*nvlink_version)(device, unsigned, unsigned*) = nullptr;
+  result (*nvlink_remote_type)(device, unsigned, unsigned*) = nullptr;
+  result (*nvlink_remote_pci)(device, unsigned, pci_info*) = nullptr;
 
   ~api() {
     if (shutdown) shutdown();
@@ -140,6 +175,10 @@ struct api {
     a->bind(a->max_pcie_link_width, {"nvmlDeviceGetMaxPcieLinkWidth"});
     a->bind(a->gpu_max_pcie_link_generation, {"nvmlDeviceGetGpuMaxPcieLinkGeneration"});
     a->bind(a->field_values, {"nvmlDeviceGetFieldValues"});
+    a->bind(a->nvlink_state, {"nvmlDeviceGetNvLinkState"});
+    a->bind(a->nvlink_version, {"nvmlDeviceGetNvLinkVersion"});
+    a->bind(a->nvlink_remote_type, {"nvmlDeviceGetNvLinkRemoteDeviceType"});
+    a->bind(a->nvlink_remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2"});
     if (!a->init || !a->handle_by_pci_bus_id) {
       *why_not = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
       return nullptr;

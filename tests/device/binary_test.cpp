@@ -225,6 +225,107 @@ TEST(BinaryOnGpu, CachingBuildsRunTheOtherPathsOnlyWhenAsked) {
       << asked.output;
 }
 
+// ---- The peer family's flags: --gmb_peer_partner=J, --gmb_peer=all|skip|only ----
+
+TEST(BinaryFlags, PeerFlagsBadValuesAreOneLineErrors) {
+  expect_one_line_error("--gmb_peer=none", "--gmb_peer: 'none' is not all, skip or only");
+  expect_one_line_error("--gmb_peer_partner=x", "--gmb_peer_partner: 'x' is not a GPU index");
+  expect_one_line_error("--gmb_peer_partner", "--gmb_peer_partner needs a value");
+}
+
+int gpu_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+/// The JSON object --gmb_info prints (with the device's other arguments).
+nlohmann::json gmb_info(const std::string& args = "") {
+  const result r = run(std::string(GMB_BINARY_DEFAULT) + " --gmb_info " + args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::size_t open = r.output.find('{'), close = r.output.rfind('}');
+  if (open == std::string::npos || close == std::string::npos) return nlohmann::json::object();
+  return nlohmann::json::parse(r.output.substr(open, close - open + 1));
+}
+
+bool touches_another_gpu(const std::string& name) {
+  return name.rfind("peer/", 0) == 0 || name.rfind("ref/memcpy_peer/", 0) == 0;
+}
+
+TEST(BinaryOnGpu, PeerPartnerThatCannotBeIsRefused) {
+  GMB_REQUIRE_GPU();
+  // The GPU under test itself, and a GPU past the last (with one GPU: no partner at all).
+  expect_one_line_error(
+      "--gmb_peer_partner=0 --benchmark_list_tests",
+      gpu_count() < 2 ? "--gmb_peer_partner=0: one GPU visible" : "--gmb_peer_partner=0: GPU 0 is");
+  expect_one_line_error("--gmb_peer_partner=999 --benchmark_list_tests",
+                        gpu_count() < 2 ? "--gmb_peer_partner=999: one GPU visible"
+                                        : "--gmb_peer_partner=999: this machine has");
+}
+
+TEST(BinaryOnGpu, PeerScopeSkipDropsAndOnlyKeepsTheCasesTouchingAnotherGpu) {
+  GMB_REQUIRE_GPU();
+  const auto skipped = listed("--gmb_bytes=8M --gmb_peer=skip");
+  EXPECT_GT(skipped.size(), 100u);
+  for (const auto& name : skipped) EXPECT_FALSE(touches_another_gpu(name)) << name;
+  const auto info = gmb_info("--gmb_peer=skip");
+  EXPECT_EQ(info.value("gmb_peer_scope", ""), "skip");
+  EXPECT_TRUE(info.contains("gpu_nvlinks_nvml"));  // what this driver says of NVLink
+  if (gpu_count() < 2) {
+    expect_one_line_error("--gmb_bytes=8M --gmb_peer=only --benchmark_list_tests",
+                          "--gmb_peer=only: no benchmark that touches another GPU (no partner:");
+    return;
+  }
+  const auto only = listed("--gmb_bytes=8M --gmb_peer=only");
+  ASSERT_FALSE(only.empty());
+  for (const auto& name : only) EXPECT_TRUE(touches_another_gpu(name)) << name;
+  const std::set<std::string> names(only.begin(), only.end());
+  for (const char* name :
+       {"peer/copy/f32x4/ilp:4/dir:both/manual_time", "peer/chase/ws:1048576/lanes:1/manual_time",
+        "ref/memcpy_peer/dir:both/manual_time"}) {
+    EXPECT_EQ(names.count(name), 1u) << name;
+  }
+}
+
+/// With two GPUs or more: the last GPU as GPU 0's partner, both directions at once by the
+/// kernels and the copy engine, every pct_peak of the link at most 100.
+TEST(BinaryOnGpu, PeerPairRunsBothWaysAtOnceWithinTheLink) {
+  GMB_REQUIRE_GPU();
+  const int count = gpu_count();
+  if (count < 2) GTEST_SKIP() << "one GPU: no peer";
+  const auto info = gmb_info("--gmb_peer_partner=" + std::to_string(count - 1));
+  if (info.value("gmb_peer", "").rfind("none", 0) == 0) {
+    GTEST_SKIP() << "no peer access: " << info.value("gmb_peer", "");
+  }
+  EXPECT_EQ(info.value("gmb_peer", ""), std::to_string(count - 1));
+  EXPECT_EQ(info.value("gmb_peer_partner", ""), "--gmb_peer_partner");
+  for (const char* key :
+       {"gpu_peer_link", "gpu_peer_link_gbs", "gpu_peer_links", "gpu_peer_link_source"}) {
+    EXPECT_TRUE(info.contains(key)) << key;
+  }
+  const std::string out = ::testing::TempDir() + "gmb_peer_both.json";
+  const result r = run(std::string(GMB_BINARY_DEFAULT) + " --gmb_bytes=64M --gmb_peer=only" +
+                       " --gmb_peer_partner=" + std::to_string(count - 1) +
+                       " --benchmark_min_time=0.01 --benchmark_filter='/dir:(both|pull)$'"
+                       " --benchmark_out_format=json --benchmark_out=" +
+                       out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  EXPECT_EQ(json.at("context").at("gmb_peer"), std::to_string(count - 1));
+  std::set<std::string> names;
+  for (const auto& b : json.at("benchmarks")) {
+    const std::string name = b.at("name");
+    names.insert(name);
+    EXPECT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    EXPECT_GT(b.at("bytes_per_second").get<double>(), 0.0) << name;
+    if (json.at("context").at("gpu_peer_link_gbs") != "0.00") {
+      EXPECT_LE(b.at("pct_peak").get<double>(), 100.0) << name;
+    }
+  }
+  EXPECT_EQ(names.count("peer/copy/f32x4/ilp:4/dir:both/manual_time"), 1u);
+  EXPECT_EQ(names.count("ref/memcpy_peer/dir:both/manual_time"), 1u);
+}
+
 /// Starts the competitor and waits until it streams; pclose() waits for its end.
 FILE* start_hog(double seconds) {
   FILE* hog = popen((std::string(GMB_STREAM_HOG) + " " + std::to_string(seconds)).c_str(), "r");

@@ -10,6 +10,7 @@
 
 #include "benchmarks/families.hpp"
 #include "gmb/host_link.hpp"
+#include "gmb/peer_link.hpp"
 #include "tests/device/small_environment.cuh"
 
 namespace gmb {
@@ -43,9 +44,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   for (const auto& c : cases) ++per_family[family_of(c.name)];
   const bool peer = describe_peer(env_->device().ordinal).device >= 0;
   const bool mapped = host_mapped_support(0) == "yes";
-  // memcpy_peer both ways with a partner; memcpy_h2d and _d2h from pinned memory
-  EXPECT_EQ(per_family["ref"], 2 + (peer ? 2 : 0) + (mapped ? 2 : 0));
-  EXPECT_EQ(per_family["peer"], peer ? 24 : 0);
+  // memcpy_peer pull, push and both with a partner; memcpy_h2d and _d2h from pinned memory
+  EXPECT_EQ(per_family["ref"], 2 + (peer ? 3 : 0) + (mapped ? 2 : 0));
+  EXPECT_EQ(per_family["peer"], peer ? 30 : 0);
   EXPECT_EQ(per_family["read"] + per_family["write"] + per_family["copy"], 3 * 4 * 4 * 2);
   EXPECT_EQ(per_family["vector"], 5 * 4);
   EXPECT_GT(per_family["offset"], 0);
@@ -173,8 +174,10 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       continue;
     }
     if (family == "peer" || starts_with(c.name, "ref/memcpy_peer/")) {
-      // verify() checked the partner's array or the output (PeerFamily... checks the names).
+      // verify() checked the partner's array, the output, or where each walk over the link
+      // ended (PeerFamily... checks the names).
       EXPECT_GT(c.bytes_read + c.bytes_written, 0.0);
+      if (starts_with(c.name, "peer/chase/")) EXPECT_GT(counters["latency_ns"], 1.0);
       const double most = c.name.find("/dir:both") == std::string::npos ? array : 2 * array;
       EXPECT_LE(c.bytes_read, most);
       EXPECT_LE(c.bytes_written, most);
@@ -233,12 +236,28 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
   for (const char* name :
        {"peer/read/f32/ilp:1", "peer/write/f32x4/ilp:4", "peer/copy/f32x4/ilp:4/dir:pull",
         "peer/copy/f32/ilp:1/dir:push", "peer/copy/f32x4/ilp:1/dir:both",
-        "peer/copy/f32x4/ilp:4/dir:from_all", "peer/copy/f32x4/ilp:4/dir:to_all",
-        "peer/copy/f32/off:1/dir:pull", "peer/copy/f32/s:8/dir:pull", "ref/memcpy_peer/dir:pull",
-        "ref/memcpy_peer/dir:push"}) {
+        "peer/copy/f32x4/ilp:8/dir:pull", "peer/copy/f32x4/ilp:8/dir:push",
+        "peer/copy/f32x4/ilp:8/dir:both", "peer/copy/f32x4/ilp:4/dir:from_all",
+        "peer/copy/f32x4/ilp:4/dir:to_all", "peer/copy/f32/off:1/dir:pull",
+        "peer/copy/f32/s:8/dir:pull", "peer/chase/ws:16384/lanes:1",
+        "peer/chase/ws:268435456/lanes:1", "ref/memcpy_peer/dir:pull", "ref/memcpy_peer/dir:push",
+        "ref/memcpy_peer/dir:both"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
-  EXPECT_EQ(cases.size(), 26u);
+  EXPECT_EQ(cases.size(), 33u);
+  // pct_peak is of the link: each case's peak is the link's one-way rate times (read +
+  // written) / the bytes crossing one way (peer.cu's rule), where the rate is known.
+  const double rate = query_peer_link(env_->device().ordinal, {partner.device}).bytes_per_second;
+  for (const auto& c : cases) {
+    if (rate <= 0 || c.name.find("/dir:from_all") != std::string::npos ||
+        c.name.find("/dir:to_all") != std::string::npos) {
+      continue;  // from_all/to_all: the rate of the links to every peer
+    }
+    const bool both = c.name.find("/dir:both") != std::string::npos;
+    const bool one_way_copy =
+        !both && (starts_with(c.name, "peer/copy/") || starts_with(c.name, "ref/memcpy_peer/"));
+    EXPECT_DOUBLE_EQ(c.peak_bytes_per_second, rate * (both ? 4 : one_way_copy ? 2 : 1)) << c.name;
+  }
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(run_untimed(*env_, c), "");

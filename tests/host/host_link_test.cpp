@@ -106,25 +106,5 @@ TEST(ManagedSizes, AtMostAQuarterOfFreeMemory) {
   EXPECT_NE(managed_request_error(kMiB, 0), "");   // nothing free: nothing allowed
 }
 
-TEST(PeerLink, NvlinksGiveTheRateElsePcie) {
-  peer_link_info nvlink;
-  nvlink.nvlinks = 18;
-  nvlink.nvlink_mbps = 25000;
-  nvlink.pcie_bytes_per_second = 63e9;
-  EXPECT_DOUBLE_EQ(nvlink.bytes_per_second(), 18 * 25000 * 1e6);
-  EXPECT_EQ(nvlink.describe(), "nvlink 18 x 25000 MB/s (NVML)");
-
-  peer_link_info pcie;
-  pcie.pcie_bytes_per_second = 63e9;
-  pcie.why = "no NVLink";
-  EXPECT_DOUBLE_EQ(pcie.bytes_per_second(), 63e9);
-  EXPECT_EQ(pcie.describe().rfind("pcie (", 0), 0u);
-
-  peer_link_info unknown;
-  unknown.why = "no NVIDIA driver";
-  EXPECT_EQ(unknown.bytes_per_second(), 0.0);
-  EXPECT_NE(unknown.describe().find("unknown (no NVIDIA driver"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace gmb
