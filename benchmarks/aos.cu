@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/xor_case.cuh"
+#include "benchmarks/builders/xor_case.cuh"
 #include "gmb/mapped_check.cuh"
 #include "gmb/naming.hpp"
 #include "gmb/pattern.cuh"

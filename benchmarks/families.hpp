@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 
 namespace gmb {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/mapped_case.cuh"
+#include "benchmarks/builders/mapped_case.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/host_link.hpp"
 #include "gmb/mapped_check.cuh"

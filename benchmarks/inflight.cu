@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/residency.cuh"
+#include "benchmarks/builders/residency.cuh"
 #include "gmb/inflight.hpp"
 #include "gmb/naming.hpp"
 #include "kernels/inflight.cuh"

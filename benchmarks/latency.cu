@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/chase_chain.cuh"
+#include "benchmarks/builders/chase_chain.cuh"
 #include "benchmarks/families.hpp"
-#include "benchmarks/residency.cuh"
+#include "benchmarks/builders/residency.cuh"
 #include "gmb/loaded_roles.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"

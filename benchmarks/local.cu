@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/residency.cuh"
+#include "benchmarks/builders/residency.cuh"
 #include "gmb/naming.hpp"
 #include "kernels/local.cuh"
 

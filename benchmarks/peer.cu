@@ -28,9 +28,9 @@
 #include <utility>
 #include <vector>
 
-#include "benchmarks/chase_chain.cuh"
+#include "benchmarks/builders/chase_chain.cuh"
 #include "benchmarks/families.hpp"
-#include "benchmarks/mapped_case.cuh"
+#include "benchmarks/builders/mapped_case.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/host_device.hpp"
 #include "gmb/naming.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/reuse_case.cuh"
+#include "benchmarks/builders/reuse_case.cuh"
 #include "gmb/naming.hpp"
 
 namespace gmb {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/mapped_case.cuh"
+#include "benchmarks/builders/mapped_case.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/naming.hpp"
 

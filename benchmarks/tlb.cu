@@ -1,4 +1,4 @@
-// TLB family (benchmarks/chase_chain.cuh, kernels/latency.cuh): one thread chases one line per
+// TLB family (benchmarks/builders/chase_chain.cuh, kernels/latency.cuh): one thread chases one line per
 // `step` bytes (4 KiB, 64 KiB, 2 MiB: a page of each size the GPU might map with) in a
 // pseudo-random page order over `span` bytes, from 2 MiB to the largest that fits. The lines
 // stay in the L2 (at most a quarter of it; the chain is written just before and the runs are
@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "benchmarks/chase_chain.cuh"
+#include "benchmarks/builders/chase_chain.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/naming.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "benchmarks/families.hpp"
-#include "benchmarks/mapped_case.cuh"
+#include "benchmarks/builders/mapped_case.cuh"
 #include "gmb/naming.hpp"
 
 namespace gmb {

@@ -47,7 +47,7 @@ def test_google_benchmark_suffixes_are_stripped(suffix):
 
 
 def test_name_as_the_harness_registers_it():
-    # MinTime() and UseManualTime() in benchmarks/harness.cu, then the median aggregate.
+    # MinTime() and UseManualTime() in benchmarks/harness/harness.cu, then the median aggregate.
     name = split_name("copy/f32x4/ilp:4/min_time:0.050/manual_time_median", "median")
     assert (name.name, name.params) == ("copy/f32x4/ilp:4", {"ilp": "4"})
 

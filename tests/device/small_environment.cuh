@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 #include "tests/device/gpu.hpp"
 
 namespace gmb::test {

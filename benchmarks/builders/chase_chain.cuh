@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 #include "gmb/chase.hpp"
 #include "gmb/scoped_device.hpp"
 #include "gmb/sizing.hpp"

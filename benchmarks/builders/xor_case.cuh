@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 #include "gmb/mapped_check.cuh"
 #include "gmb/pattern.cuh"
 

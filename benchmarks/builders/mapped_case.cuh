@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 #include "gmb/mapped_check.cuh"
 #include "gmb/pattern.cuh"
 #include "gmb/words.cuh"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/console.hpp"
+#include "benchmarks/harness/console.hpp"
 #include "gmb/device_buffer.cuh"
 #include "gmb/device_info.hpp"
 #include "gmb/event_timer.cuh"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "benchmarks/xor_case.cuh"
+#include "benchmarks/builders/xor_case.cuh"
 #include "gmb/carveout.cuh"
 #include "kernels/reuse.cuh"
 

@@ -1,4 +1,4 @@
-#include "benchmarks/harness.cuh"
+#include "benchmarks/harness/harness.cuh"
 
 #include <algorithm>
 #include <chrono>
