@@ -1,7 +1,7 @@
 #pragma once
 // CUB's device-wide sum, compiled once for every flavor (benchmarks/cub_sum.cu): its loads are
 // ld.global.nc (CUB's reduce tuning asks for LOAD_LDG: LDG.E.CONSTANT), which -dlcm does not
-// change (DESIGN.md), so three copies would only triple the build's slowest file.
+// change (docs/design.md), so three copies would only triple the build's slowest file.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

@@ -14,7 +14,7 @@
 namespace gmb {
 
 /// Distinct words the threads read: the whole span for the dense maps, one per thread for a
-/// strided gather, the fields loaded for structures (the logical bytes of DESIGN.md, not the lines
+/// strided gather, the fields loaded for structures (the logical bytes of docs/design.md, not the lines
 /// the hardware moves).
 template <class Map>
 std::size_t words_read(const Map& map, std::size_t n) {

@@ -140,7 +140,7 @@ struct bench_case {
   std::function<void(environment&)> before_iteration;
   /// false: the kernels compile alike in every build (texture, constant, local, host-mapped,
   /// managed: built once, gmb_bench_once); the ca and cg binaries skip the case unless
-  /// --gmb_every_flavor, and say so (DESIGN.md, "Time budget").
+  /// --gmb_every_flavor, and say so (docs/design.md, "Time budget").
   bool every_flavor = true;
   /// What pct_peak is a percentage of: 0, the GPU memory's theoretical peak; a path with a
   /// limit of its own (the host link, a peer link) gives that link's theoretical rate.

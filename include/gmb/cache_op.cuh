@@ -1,7 +1,7 @@
 #pragma once
 // Per-instruction cache operators as template parameters, so one binary can compare them.
 // kDefault is a plain C++ load/store: the only one that the -dlcm=ca/cg builds change
-// (DESIGN.md lists the SASS each one becomes on sm_90).
+// (docs/design.md lists the SASS each one becomes on sm_90).
 #include <cuda_runtime.h>
 
 namespace gmb {

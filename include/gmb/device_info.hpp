@@ -88,7 +88,7 @@ inline std::string format_gbs(double bytes_per_second) {
   return std::to_string(centi / 100) + "." + (frac.size() < 2 ? "0" + frac : frac);
 }
 
-/// The DESIGN.md context keys describing the device, in a stable order.
+/// The docs/design.md context keys describing the device, in a stable order.
 inline std::vector<std::pair<std::string, std::string>> context_entries(const device_info& d) {
   return {
       {"gpu_name", d.name},

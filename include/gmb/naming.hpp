@@ -1,5 +1,5 @@
 #pragma once
-// The naming contract of DESIGN.md: family/variant/key:value/... (scripts split on it).
+// The naming contract of docs/design.md: family/variant/key:value/... (scripts split on it).
 #include <initializer_list>
 #include <stdexcept>
 #include <string>

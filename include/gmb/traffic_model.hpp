@@ -1,5 +1,5 @@
 #pragma once
-// The warp traffic model of DESIGN.md: simulate a warp's 32 addresses per load/store
+// The warp traffic model of docs/design.md: simulate a warp's 32 addresses per load/store
 // instruction and count distinct 32-B sectors (what L1/L2 move) and 64-B chunks (what DRAM
 // moves on H100/H200), from the same index maps the kernels use.
 #include <algorithm>
@@ -58,7 +58,7 @@ struct traffic_prediction {
   double dram_bytes = 0;    // bytes between L2 and DRAM
   double useful_bytes = 0;  // bytes the application asked for
 
-  /// DESIGN.md's sectors per request: the loads', or the stores' for a kernel that only writes.
+  /// Sectors per request (docs/design.md): the loads', or the stores' of a kernel that only writes.
   double sectors_per_request() const {
     return loads.requests > 0 ? loads.per_request() : stores.per_request();
   }

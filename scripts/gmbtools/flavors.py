@@ -1,4 +1,4 @@
-"""The three builds of the one benchmark source list (DESIGN.md, "Builds"): the flavor name is
+"""The three builds of the one benchmark source list (docs/design.md, "Builds"): the flavor name is
 also the name of its JSON file in a results folder, and picks the binary that produced it."""
 
 FLAVORS = ("default", "ca", "cg")

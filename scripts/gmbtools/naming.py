@@ -1,4 +1,4 @@
-"""Benchmark names, the one piece of C++ knowledge the scripts share (DESIGN.md, naming contract).
+"""Benchmark names, the one piece of C++ knowledge the scripts share (docs/design.md: naming).
 
 A gmembench name is `family/variant/key:value/...`, e.g. `copy/f32x4/ilp:4/grid:persistent` or
 `ref/memcpy_d2d`. Google Benchmark appends its own components (`/manual_time`, `/repeats:5`,

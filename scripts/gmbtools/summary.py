@@ -19,7 +19,7 @@ from .runinfo import RunInfo
 
 SUMMARY_FILE = "summary.md"
 
-# Context rows shown for each flavor: gmembench's keys (DESIGN.md) then Google Benchmark's own.
+# Context rows shown for each flavor: gmembench's keys (docs/design.md) then Google Benchmark's own.
 CONTEXT_KEYS = (
     "gmb_flavor",
     "gpu_name",

@@ -208,7 +208,7 @@ def test_every_fixture_loads_and_follows_the_contract(path):
     for median in median_by_name(loaded.records).values():
         if median.error is None:
             assert median.bytes_per_second and median.bytes_per_second > 0, median
-            # DESIGN.md: pct_peak is the effective bandwidth over the context's peak.
+            # docs/design.md: pct_peak is the effective bandwidth over the context's peak.
             assert median.pct_peak == pytest.approx(median.bytes_per_second / peak * 100,
                                                     rel=2e-3), median.name
 

@@ -1,6 +1,6 @@
 // The built gmembench binaries as a user runs them: one-line errors for bad input everywhere,
 // the "no CUDA device" message without a GPU, and with a GPU a tiny filtered run per flavor
-// whose JSON carries the flavor, the device context and the counters of DESIGN.md.
+// whose JSON carries the flavor, the device context and the counters of docs/design.md.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -371,7 +371,7 @@ TEST(BinaryOnGpu, AnotherProcessOnTheGpuIsFlaggedAndWarned) {
 using tokens = std::set<std::string>;
 
 /// One kernel's global loads (LDG...) and stores (STG...) as sets of dot-separated tokens.
-/// Tokens, not strings: modifier order varies (DESIGN.md). `other` holds the kernel's other
+/// Tokens, not strings: modifier order varies (docs/design.md). `other` holds the kernel's other
 /// memory instructions (local LDL/STL, constant LDC, texture TEX/TLD, surface SUST/SULD) whole,
 /// operands included (LDC's bank tells a __constant__ table from the kernel's parameters).
 struct kernel_sass {
@@ -497,7 +497,7 @@ TEST_P(FlavorSmoke, PlainLoadsCarryTheFlavorsCacheQualifier) {
 /// An explicit operator is the programmer's choice: its qualifier is the same in every build.
 TEST_P(FlavorSmoke, ExplicitOperatorsKeepTheirQualifierInEveryBuild) {
   GMB_REQUIRE_CUOBJDUMP();
-  // cache_op 1..6 (ldg ca cg cs lu cv) and store_op 1..3 (cg cs wt), DESIGN.md's table.
+  // cache_op 1..6 (ldg ca cg cs lu cv) and store_op 1..3 (cg cs wt), docs/design.md's table.
   const std::vector<tokens> load_qualifier = {
       {}, {"CONSTANT"}, {"STRONG", "SM"}, {"STRONG", "GPU"}, {"EF"}, {"LU"}, {"STRONG", "SYS"}};
   const std::vector<tokens> store_qualifier = {{}, {"STRONG", "GPU"}, {"EF"}, {"STRONG", "SYS"}};

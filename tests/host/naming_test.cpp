@@ -1,4 +1,4 @@
-// The naming contract of DESIGN.md.
+// The naming contract of docs/design.md.
 #include "gmb/naming.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The warp traffic model against the hand-derived cases of DESIGN.md.
+// The warp traffic model against the hand-derived cases of docs/design.md.
 #include "gmb/traffic_model.hpp"
 
 #include <gtest/gtest.h>
