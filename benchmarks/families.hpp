@@ -25,6 +25,8 @@ std::vector<bench_case> transpose_cases(environment& env, sweep s);
 std::vector<bench_case> reduce_cases(environment& env, sweep s);
 std::vector<bench_case> peer_cases(environment& env, sweep s);
 std::vector<bench_case> readonly_cases(environment& env, sweep s);
+// The user's own index expressions (none unless --gmb_pattern): compiled at run time.
+std::vector<bench_case> pattern_cases(environment& env, sweep s);
 // The other paths to memory; their kernels compile alike in every build (built once).
 std::vector<bench_case> texture_cases(environment& env, sweep s);
 std::vector<bench_case> constant_cases(environment& env, sweep s);
@@ -48,6 +50,20 @@ struct peer_options {
 };
 void set_peer_options(const peer_options& options);
 
+/// The user's patterns (main's --gmb_pattern=EXPR and --gmb_pattern_*): benchmarks/pattern.cu
+/// checks the values, compiles each expression and stops at the first bad one.
+struct pattern_options {
+  std::vector<std::string> expressions;
+  std::string op = "read";  // read write copy gather scatter
+  std::string word = "f32";  // f32 f64 f32x2 f32x4 sN
+  unsigned k = 1;            // elements per thread
+  unsigned block = 256;
+  std::size_t n = 0;        // elements; 0: from bytes, else the environment's array
+  std::size_t bytes = 0;    // the array in bytes (a whole number of words)
+  std::size_t threads = 0;  // 0: n / k
+};
+void set_pattern_options(const pattern_options& options);
+
 /// All families, in the order they are registered.
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
@@ -56,7 +72,7 @@ inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQui
         aos_cases,         warp_cases,      matrix_cases,   reuse_cases,    cache_op_cases,
         working_set_cases, latency_cases,   tlb_cases,      inflight_cases, transpose_cases,
         reduce_cases,      peer_cases,      readonly_cases, texture_cases,  constant_cases,
-        local_cases,       host_cases,      managed_cases}) {
+        local_cases,       host_cases,      managed_cases,  pattern_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

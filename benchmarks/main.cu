@@ -65,6 +65,8 @@ struct options {
   bool every_flavor = false;  // --gmb_every_flavor: also the cases built alike in every flavor
   int peer_partner = -1;      // --gmb_peer_partner=J; -1: (device + 1) mod count
   gmb::peer_scope peer = gmb::peer_scope::kAll;  // --gmb_peer=all|skip|only
+  gmb::pattern_options pattern;  // --gmb_pattern=EXPR (repeatable) and --gmb_pattern_*
+  std::vector<std::string> pattern_flags;  // the --gmb_pattern_* flags given
 };
 
 /// Whether this binary is a caching build (ca, cg): cases whose kernels compile alike in every
@@ -91,6 +93,14 @@ void print_usage() {
       "  --gmb_every_flavor  ca/cg builds: also run the families whose kernels compile alike\n"
       "                      in every build (texture, constant, local, host, managed), which\n"
       "                      otherwise run in the default flavor only\n"
+      "  --gmb_pattern=EXPR  your own access pattern (repeatable): EXPR is the element that\n"
+      "                      thread i touches, over i lane warp tid block k n (docs/pattern.md);\n"
+      "                      compiled by NVRTC, measured as pattern/<EXPR>/...; with\n"
+      "                      --gmb_pattern_op=read|write|copy|gather|scatter (read),\n"
+      "                      --gmb_pattern_word=f32|f64|f32x2|f32x4|sN (f32), --gmb_pattern_k=K\n"
+      "                      elements per thread (1), --gmb_pattern_block=B (256),\n"
+      "                      --gmb_pattern_n=N elements or --gmb_pattern_bytes=SIZE (the\n"
+      "                      array's), --gmb_pattern_threads=T (n / K)\n"
       "  --gmb_peer_partner=J  the partner GPU of peer/ and ref/memcpy_peer (default\n"
       "                      (device + 1) mod the number of GPUs)\n"
       "  --gmb_peer=all|skip|only  all benchmarks (default), none that touch another GPU\n"
@@ -114,6 +124,49 @@ int parse_count(const std::string& flag, const std::string& text, int min, const
     throw fatal_error{flag + ": '" + text + "' is not " + what};
   }
   return value;
+}
+
+/// A whole number >= 1 that may exceed an int (element and thread counts).
+std::size_t parse_size(const std::string& flag, const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value == 0 || text[0] == '-') {
+    throw fatal_error{flag + ": '" + text + "' is not a whole number of 1 or more"};
+  }
+  return static_cast<std::size_t>(value);
+}
+
+/// One --gmb_pattern_* flag (value_of: main's --flag=value / --flag value reader).
+template <class ValueOf>
+void parse_pattern_flag(const std::string& arg, ValueOf& value_of, options& opt) {
+  gmb::pattern_options& p = opt.pattern;
+  if (auto v = value_of("--gmb_pattern_op")) {
+    p.op = *v;
+  } else if (auto w = value_of("--gmb_pattern_word")) {
+    p.word = *w;
+  } else if (auto k = value_of("--gmb_pattern_k")) {
+    p.k = static_cast<unsigned>(parse_count("--gmb_pattern_k", *k, 1, "1 to 16 elements"));
+  } else if (auto b = value_of("--gmb_pattern_block")) {
+    p.block = static_cast<unsigned>(parse_count("--gmb_pattern_block", *b, 32, "32 to 1024"));
+  } else if (auto n = value_of("--gmb_pattern_n")) {
+    p.n = parse_size("--gmb_pattern_n", *n);
+  } else if (auto t = value_of("--gmb_pattern_threads")) {
+    p.threads = parse_size("--gmb_pattern_threads", *t);
+  } else if (auto s = value_of("--gmb_pattern_bytes")) {
+    try {
+      p.bytes = gmb::parse_bytes(*s);
+    } catch (const std::invalid_argument& e) {
+      throw fatal_error{std::string("--gmb_pattern_bytes: ") + e.what()};
+    }
+  } else {
+    throw fatal_error{"unknown flag '" + arg + "' (see --help)"};
+  }
+  opt.pattern_flags.push_back(arg.substr(0, arg.find('=')));
 }
 
 /// Takes gmembench's own flags out of argv (both --flag=value and --flag value forms) and
@@ -172,6 +225,10 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
       opt.peer = *scope;
     } else if (arg == "--gmb_every_flavor") {
       opt.every_flavor = true;
+    } else if (auto e = value_of("--gmb_pattern")) {
+      opt.pattern.expressions.push_back(*e);
+    } else if (arg.rfind("--gmb_pattern_", 0) == 0) {
+      parse_pattern_flag(arg, value_of, opt);
     } else if (arg.rfind("--gmb_", 0) == 0) {
       throw fatal_error{"unknown flag '" + arg + "' (see --help)"};
     } else {
@@ -179,6 +236,13 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
       if (arg.rfind("--benchmark_min_time", 0) == 0) opt.user_min_time = true;
       rest.push_back(argv[i]);
     }
+  }
+  if (!opt.pattern_flags.empty() && opt.pattern.expressions.empty()) {
+    throw fatal_error{opt.pattern_flags.front() + " needs --gmb_pattern=EXPR"};
+  }
+  // A pattern alone, with the device-to-device copy beside it, unless the user filters.
+  if (!opt.pattern.expressions.empty() && opt.filter.empty()) {
+    opt.filter = "^(pattern/|ref/memcpy_d2d$)";
   }
   if (!opt.user_min_time) rest.insert(rest.begin() + 1, const_cast<char*>(kDefaultMinTimeFlag));
   // gmembench filters at registration; Google Benchmark must run what was registered, even
@@ -337,6 +401,7 @@ int run(int argc, char** argv) {
 
   const gmb::device_info device = open_device(opt.device);
   gmb::set_peer_options({opt.peer_partner, opt.peer == gmb::peer_scope::kSkip});
+  gmb::set_pattern_options(opt.pattern);
   if (opt.peer_partner >= 0) {
     if (const gmb::peer_partner p = gmb::describe_peer(device.ordinal); p.device < 0) {
       throw fatal_error{"--gmb_peer_partner=" + std::to_string(opt.peer_partner) + ": " + p.reason};

@@ -21,9 +21,11 @@ inline void check_name_part(const std::string& part, const char* what) {
 }
 
 /// `variant` may have several '/'-separated parts ("f32/read"): parts without ':' before the
-/// key:value parameters, as in stride/f32/read/s:8.
-inline std::string bench_name(const std::string& family, const std::string& variant,
-                              std::initializer_list<name_param> params = {}) {
+/// key:value parameters, as in stride/f32/read/s:8. `params`: a braced list, or a vector of
+/// them built at run time.
+template <class Params = std::initializer_list<name_param>>
+std::string bench_name(const std::string& family, const std::string& variant,
+                       const Params& params = {}) {
   check_name_part(family, "family");
   for (std::size_t from = 0;;) {
     const std::size_t slash = variant.find('/', from);
@@ -32,7 +34,7 @@ inline std::string bench_name(const std::string& family, const std::string& vari
     from = slash + 1;
   }
   std::string name = family + "/" + variant;
-  for (const auto& p : params) {
+  for (const name_param& p : params) {
     check_name_part(p.key, "key");
     check_name_part(p.value, "value");
     name += "/" + p.key + ":" + p.value;

@@ -87,6 +87,17 @@ inline void mark_bytes(std::map<std::uint64_t, std::uint32_t>& sector_bytes, std
   }
 }
 
+/// The first warps of the windows predict_traffic samples: the launch's first `window_warps`
+/// warps and as many from its middle (one window when they coincide). A map that is costly to
+/// evaluate everywhere (an index table on the GPU) need only be known there.
+inline std::vector<std::size_t> model_windows(std::size_t threads, std::size_t window_warps = 64) {
+  const std::size_t warps = (threads + kWarpSize - 1) / kWarpSize;
+  window_warps = std::min(window_warps, warps);
+  if (window_warps == 0) return {};
+  const std::size_t middle = (warps - window_warps) / 2;
+  return middle == 0 ? std::vector<std::size_t>{0} : std::vector<std::size_t>{0, middle};
+}
+
 /// Predicts a whole launch of `threads` threads from windows of consecutive warps (exact for
 /// the periodic patterns of the suite): sectors per request from each warp instruction; DRAM
 /// bytes from the distinct chunks a window touches, i.e. a line shared by neighbouring warps
@@ -97,8 +108,8 @@ traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned
   const std::size_t warps = (threads + kWarpSize - 1) / kWarpSize;
   window_warps = std::min(window_warps, warps);
   if (window_warps == 0) return {};
-  const std::size_t starts[] = {0, (warps - window_warps) / 2};
-  const std::size_t windows = starts[0] == starts[1] ? 1 : 2;
+  const std::vector<std::size_t> starts = model_windows(threads, window_warps);
+  const std::size_t windows = starts.size();
 
   traffic_prediction sampled;
   request_count& counts = kind == access_kind::kLoad ? sampled.loads : sampled.stores;

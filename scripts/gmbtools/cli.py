@@ -46,6 +46,17 @@ COMMANDS = (
         "run.",
         c.peers_arguments, c.peers_handler),
     Command(
+        "pattern", "measure your own index expressions; explain what they cost",
+        "Build the flavor and run it once with each EXPR as a benchmark (--gmb_pattern=EXPR: "
+        "the element thread i touches, compiled by NVRTC), beside the driver's copy and fill, "
+        "the DRAM chase and (--compare, the default) the built-ins they may behave like. "
+        "Prints, per expression, the measured and predicted GB/s, the access class, the "
+        "built-in it behaves like and a fix where one is known; --json prints the same as "
+        "JSON. --save writes results/<gpu_slug>/<YYYYmmdd-HHMMSS>-pattern/ with pattern.json.gz, "
+        "explanation.md and (two expressions or more) pattern.png. Extra --benchmark_*=VALUE "
+        "and --gmb_*=VALUE options go to the binary.",
+        c.pattern_arguments, c.pattern_handler),
+    Command(
         "summary", "re-write summary.md of an existing results folder",
         "Re-write RESULTS_DIR/summary.md from the JSON files in it.",
         c.results_dir_argument, c.summary_handler),
