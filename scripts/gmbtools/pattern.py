@@ -105,14 +105,19 @@ def check_passthrough(extra: list[str]) -> tuple[str, ...]:
 def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
     """gmembench's filter (POSIX extended): the patterns, the roof's two references, the DRAM
     chase, and with `compare` the built-ins a pattern's class may behave like."""
-    names = ["pattern/", f"{explain.MEMCPY}$", f"{explain.MEMSET}$", f"{explain.CHASE}$"]
+    l2_sets = "|".join(str(ws) for ws in explain.L2_SETS)
+    names = ["pattern/", f"{explain.MEMCPY}$", f"{explain.MEMSET}$", f"{explain.CHASE}$",
+             f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/"]
     if compare:
         word = word or "f32"
         if word in explain.BUILTIN_WORDS:  # a word the built-in families have (no regex in it)
             family = {"read": "read", "write": "write", None: "read"}.get(op, "copy")
             names.append(f"{family}/{word}/ilp:1/grid:full$")
-        names += ["offset/f32/read/off:1$", "stride/f32/read/s:(2|8|32)$",
-                  "warp/(broadcast|permute_segment)$", "gather/random$"]
+        gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
+                   "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment",
+                   "gather/random"]
+        twins = {explain.twin_for_op(g, op or "read") for g in gathers} - {None}
+        names += sorted(re.escape(t) + "$" for t in twins)
     return "^(" + "|".join(names) + ")"
 
 

@@ -9,10 +9,17 @@ The prediction is the lower of two bounds:
   and `ref/memset`: what DRAM delivers in practice) times the model's DRAM efficiency (useful
   bytes / DRAM bytes, at most 1: a broadcast counts more bytes than it fetches);
 - latency (Little's law): every SM keeps `bytes_in_flight_per_sm` of loads in flight, each a
-  DRAM round trip of `latency_ns` (the chase `latency/chase/ws:2147483648/lanes:1`), so the
-  GPU moves gpu_sms * bytes_in_flight_per_sm / latency_ns bytes per ns (= GB/s); twice that when
-  each byte read is also written (copy, gather, scatter), as the measured GB/s counts both.
-  Without the chase in the file, or for a write (nothing to wait for), only the first bound.
+  DRAM round trip, so the GPU moves gpu_sms * bytes_in_flight_per_sm / latency bytes per ns
+  (= GB/s); twice that when each byte read is also written (copy, gather, scatter), as the
+  measured GB/s counts both. The latency is the one under the load the pattern itself makes,
+  from the loaded chase of the run (`latency/loaded/load:read|copy/*`, littles_law.solve), or
+  the idle chase `latency/chase/ws:2147483648/lanes:1` when the run has no loaded curve.
+  Without the chase in the file, or for a write (nothing to wait for), no such bound;
+- L2 to SM: every request brings `sectors` 32-B sectors from the L2 for the distinct bytes its
+  lanes asked for (`pattern_distinct_per_req` × word), so a pattern of 32 sectors for 128 B moves
+  8 sector bytes per useful byte through the L2; the L2's rate is the hot read of the largest
+  working set in the run that fits half the L2 (`cache/read/ws:S`, the `gpu_l2_bytes` of the
+  context), times 2 for copy, gather and scatter (their GB/s count each byte twice).
 
 The class comes from the shape counters the binary measures on the index table (lane step,
 distinct elements per warp instruction, 128-B alignment of the runs) and the model's sectors
@@ -21,17 +28,22 @@ per request; docs/design.md has the model.
 
 import math
 import re
+
+import numpy as np
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import results
+from . import littles_law, results
 from .errors import GmbError
 from .naming import element_bytes, split_name
 
 FAMILY = "pattern"
 MEMCPY, MEMSET = "ref/memcpy_d2d", "ref/memset"
 CHASE = "latency/chase/ws:2147483648/lanes:1"
+LOADED = "latency/loaded/load:"  # the chase beside streaming SMs: latency under load
+L2_READS = "cache/read/ws:"  # hot reads of a working set: cache/read/ws:<bytes>
+L2_SETS = (4194304, 8388608, 16777216, 33554432)  # those gmb pattern asks for
 LINE_BYTES, SECTOR_BYTES, WARP = 128, 32, 32
 # Words the built-in read/write/copy families measure (the others have no coalesced twin).
 BUILTIN_WORDS = ("f32", "f64", "f32x2", "f32x4")
@@ -52,7 +64,7 @@ SUGGESTIONS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass
 class Setting:
     """What the run measured besides the patterns: the references every prediction uses."""
 
@@ -65,6 +77,9 @@ class Setting:
     roof_name: str | None
     memcpy_gbs: float | None
     latency_ns: float | None  # the DRAM chase's, None when the run has no chase
+    l2_gbs: float | None = None  # hot reads of a working set within half the L2
+    loaded: dict = field(default_factory=dict)  # "read"/"copy" -> littles_law.LoadedCurve
+    l2_name: str | None = None
 
 
 @dataclass
@@ -89,6 +104,8 @@ class Explanation:
     roof_gbs: float | None = None
     bandwidth_gbs: float | None = None  # roof * min(1, efficiency)
     littles_gbs: float | None = None  # the latency bound; None where it does not apply
+    latency_ns: float | None = None  # the DRAM latency it used (under that load, when known)
+    l2_bound_gbs: float | None = None  # the L2-to-SM bound; None without an L2 read in the run
     predicted_gbs: float | None = None
     bound: str | None = None  # "bandwidth" or "latency"
     kind: str | None = None  # broadcast, coalesced, misaligned, reversed, strided, permuted, ...
@@ -130,13 +147,44 @@ def setting(loaded: results.Results,
     chase = medians.get(CHASE)
     latency = chase.counters.get("latency_ns") if chase and chase.error is None else None
     context = loaded.context
+    l2_gbs, l2_name = _l2_rate(medians, _positive(context.get("gpu_l2_bytes")))
+    loaded = {op: curve for op in ("read", "copy") if (curve := _loaded_curve(medians, op))}
     return Setting(
         gpu_name=context.get("gpu_name"), flavor=context.get("gmb_flavor"),
         date=context.get("date"),
         peak_gbs=_positive(context.get("gpu_peak_gbs")),
         sms=int(sms) if (sms := _positive(context.get("gpu_sms"))) else None,
         roof_gbs=roof_gbs, roof_name=roof_name, memcpy_gbs=refs[MEMCPY],
-        latency_ns=latency if latency and latency > 0 else None)
+        latency_ns=latency if latency and latency > 0 else None, l2_gbs=l2_gbs, l2_name=l2_name,
+        loaded=loaded)
+
+
+def _loaded_curve(medians: dict[str, results.Median], op: str):
+    """latency_ns against load_gbs from the run's latency/loaded/load:<op>/* medians."""
+    points = sorted((m.counters["load_gbs"], m.counters["latency_ns"])
+                    for name, m in medians.items()
+                    if name.startswith(f"{LOADED}{op}/") and m.error is None
+                    and m.counters.get("load_gbs") is not None
+                    and m.counters.get("latency_ns"))
+    if len(points) < 2:
+        return None
+    return littles_law.LoadedCurve(np.array([p[0] for p in points]),
+                                   np.array([p[1] for p in points]))
+
+
+def _l2_rate(medians: dict[str, results.Median],
+             l2_bytes: float | None) -> tuple[float | None, str | None]:
+    """The hot read of the largest working set in the run within half the L2 (None without)."""
+    best = None
+    for name, median in medians.items():
+        if not name.startswith(L2_READS) or median.error is not None:
+            continue
+        ws = _int(name[len(L2_READS):].split("/")[0])
+        if ws is None or "/" in name[len(L2_READS):] or (l2_bytes and ws > l2_bytes / 2):
+            continue  # l1:small variants and sets that spill out of the L2
+        if best is None or ws > best[0]:
+            best = (ws, name, _gbs(median))
+    return (best[2], best[1]) if best and best[2] else (None, None)
 
 
 def explain(loaded: results.Results) -> tuple[Setting, list[Explanation]]:
@@ -196,9 +244,34 @@ def coalesced_sectors(word_bytes: int) -> int:
     return math.ceil(WARP * word_bytes / SECTOR_BYTES)
 
 
+def twin_for_op(gather_twin: str | None, op: str) -> str | None:
+    """The built-in that does to its memory what `op` does, from the one a gather matches.
+    offset/, stride/, warp/ and gather/ read through their map and write coalesced (a gather);
+    their write and copy variants match scatter and copy; a pure read or write has none."""
+    if gather_twin is None or gather_twin.split("/")[0] in ("read", "write", "copy"):
+        return gather_twin  # a coalesced twin, chosen for the op already
+    if op == "gather":
+        return gather_twin
+    siblings = {"scatter": (("offset/f32/read/", "offset/f32/write/"),
+                            ("stride/f32/read/", "stride/f32/write/"),
+                            ("gather/random", "scatter/random")),
+                "copy": (("offset/f32/read/", "offset/f32/copy/"),
+                         ("stride/f32/read/", "stride/f32/both/"))}
+    for prefix, sibling in siblings.get(op, ()):
+        if gather_twin.startswith(prefix):
+            return sibling + gather_twin[len(prefix):]
+    return None
+
+
 def classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
              sectors: float | None) -> tuple[str, str | None, str]:
     """(class, the built-in benchmark it behaves like or None, one sentence on the shape)."""
+    kind, twin, sentence = _classify(counters, op, word, word_bytes, sectors)
+    return kind, twin_for_op(twin, op), sentence
+
+
+def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
+              sectors: float | None) -> tuple[str, str | None, str]:
     distinct = counters.get("pattern_distinct_per_req")
     step = counters.get("pattern_lane_step")
     aligned = counters.get("pattern_aligned_fraction")
@@ -263,11 +336,23 @@ def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
     if e.roof_gbs and e.efficiency is not None:
         e.bandwidth_gbs = e.roof_gbs * min(1.0, e.efficiency)
     bif = c.get("bytes_in_flight_per_sm")
-    if where.latency_ns and where.sms and bif:
-        both_ways = 2 if e.op in ("copy", "gather", "scatter") else 1
+    both_ways = 2 if e.op in ("copy", "gather", "scatter") else 1
+    curve = where.loaded.get("read" if both_ways == 1 else "copy")
+    if curve is not None and where.sms and bif and e.roof_gbs:
+        e.littles_gbs = littles_law.solve(bif, where.sms, min(e.roof_gbs, curve.most_gbs) * 10,
+                                          curve, factor=both_ways)
+        e.latency_ns = curve.latency(e.littles_gbs)
+    elif where.latency_ns and where.sms and bif:
         e.littles_gbs = both_ways * where.sms * bif / where.latency_ns
+        e.latency_ns = where.latency_ns
+    distinct = c.get("pattern_distinct_per_req")
+    if where.l2_gbs and e.sectors_per_req and distinct and e.word_bytes:
+        both_ways = 2 if e.op in ("copy", "gather", "scatter") else 1
+        useful = min(1.0, distinct * e.word_bytes / (e.sectors_per_req * SECTOR_BYTES))
+        e.l2_bound_gbs = both_ways * where.l2_gbs * useful
     bounds = [(v, name) for v, name in ((e.bandwidth_gbs, "bandwidth"),
-                                        (e.littles_gbs, "latency")) if v is not None]
+                                        (e.littles_gbs, "latency"),
+                                        (e.l2_bound_gbs, "L2-to-SM")) if v is not None]
     if bounds:
         e.predicted_gbs, e.bound = min(bounds)
 
@@ -321,15 +406,30 @@ def _bound_line(e: Explanation, c: dict[str, float], where: Setting) -> str:
             why = f"no DRAM latency in this run ({CHASE})"
         else:
             why = "no bytes_in_flight_per_sm counter or SM count"
-        return f"bandwidth bound alone ({why}): {roof}"
+        l2 = _l2_text(e, where)
+        if e.bound == "L2-to-SM":
+            return f"L2-to-SM-bound ({why}): {l2}, below the bandwidth bound ({roof})"
+        return f"bandwidth bound alone ({why}): {roof}" + (f"; {l2}" if l2 else "")
     twice = " × 2 (each byte read is also written)" if e.op in ("copy", "gather", "scatter") \
         else ""
+    which = "loaded latency at that rate" if where.loaded else "idle DRAM latency"
     littles = (f"Little's law {where.sms} SMs × {c['bytes_in_flight_per_sm']:.0f} B in flight "
-               f"per SM / {where.latency_ns:.0f} ns{twice} = {e.littles_gbs:.0f} GB/s")
+               f"per SM / {e.latency_ns:.0f} ns ({which}){twice} = {e.littles_gbs:.0f} GB/s")
+    l2 = _l2_text(e, where)
+    if e.bound == "L2-to-SM":
+        return f"L2-to-SM-bound: {l2}, below {littles} and the bandwidth bound ({roof})"
+    also = f"; {l2}" if l2 else ""
     if e.bound == "latency":
-        return f"latency-bound: {littles}, below the bandwidth bound ({roof})"
+        return f"latency-bound: {littles}, below the bandwidth bound ({roof}){also}"
     bandwidth = f" = {e.bandwidth_gbs:.0f} GB/s" if e.bandwidth_gbs is not None else ""
-    return f"bandwidth-bound: {roof}{bandwidth}, below {littles}"
+    return f"bandwidth-bound: {roof}{bandwidth}, below {littles}{also}"
+
+
+def _l2_text(e: Explanation, where: Setting) -> str:
+    if e.l2_bound_gbs is None:
+        return ""
+    return (f"L2 to SM {where.l2_gbs:.0f} GB/s ({where.l2_name}) × useful share of the "
+            f"{e.sectors_per_req:.3g} sectors per request = {e.l2_bound_gbs:.0f} GB/s")
 
 
 def shape(e: Explanation) -> str:

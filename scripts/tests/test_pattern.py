@@ -59,10 +59,10 @@ def test_a_name_of_another_shape_is_one_error(tmp_path):
 def test_threads_come_from_the_counter(explained):
     # The fixture's names carry no nthreads: the counter gives it.
     _, by_key = explained
-    strided = by_key[("i*8", "read", "f32")]
+    strided = by_key[("i*8", "gather", "f32")]
     assert strided.n == 536870912 and strided.threads == 67108864
     assert pattern_explain.shape(strided) == (
-        "(read, f32, k 1, block 256, n 536870912, threads 67108864)")
+        "(gather, f32, k 1, block 256, n 536870912, threads 67108864)")
     assert pattern_explain.shape(by_key[("i", "read", "f32")]) == "(read, f32, k 1, block 256)"
 
 
@@ -70,13 +70,14 @@ def test_threads_come_from_the_counter(explained):
 
 @pytest.mark.parametrize(("key", "kind", "like", "fix"), [
     (("i", "read", "f32"), "coalesced", "read/f32/ilp:1/grid:full", "wider"),
-    (("(i+1)%n", "read", "f32"), "misaligned", "offset/f32/read/off:1", "align"),
+    # a pure read has no mapped twin: offset/ and stride/ also write what they read
+    (("(i+1)%n", "read", "f32"), "misaligned", None, "align"),
     (("n-1-i", "write", "f32"), "reversed", "write/f32/ilp:1/grid:full", None),
-    (("i*8", "read", "f32"), "strided", "stride/f32/read/s:8", "aos"),
-    (("(i%32)*32+i/32", "read", "f32"), "strided", "stride/f32/read/s:32", "transpose"),
+    (("i*8", "gather", "f32"), "strided", "stride/f32/read/s:8", "aos"),
+    (("(i%32)*32+i/32", "read", "f32"), "strided", None, "transpose"),
     (("i/32", "gather", "f32"), "broadcast", "warp/broadcast", None),
     (("i^1", "gather", "f32"), "permuted", "warp/permute_segment", None),
-    (("(i*i)%n", "scatter", "f32"), "scattered", "gather/random", "sort"),
+    (("(i*i)%n", "scatter", "f32"), "scattered", "scatter/random", "sort"),
     (("i", "read", "s12"), "coalesced", None, None),
 ])
 def test_every_class(explained, key, kind, like, fix):
@@ -89,7 +90,7 @@ def test_every_class(explained, key, kind, like, fix):
 
 def test_the_built_in_beside_it(explained):
     _, by_key = explained
-    strided = by_key[("i*8", "read", "f32")]
+    strided = by_key[("i*8", "gather", "f32")]
     assert strided.like_in_run and strided.like_gbs == pytest.approx(972.2)
     assert strided.like_ratio == pytest.approx(540.0 / 972.2)
     assert "behaves like stride/f32/read/s:8: 972 GB/s in this run; this pattern measures " \
@@ -103,16 +104,22 @@ def test_the_built_in_beside_it(explained):
 def test_classify_by_counters_alone():
     # The lane step varies: no more sectors than coalesced is a permutation, more is scattered.
     varies = {"pattern_distinct_per_req": 32.0}
-    assert pattern_explain.classify(varies, "read", "f64", 8, 8.0)[:2] == (
+    assert pattern_explain.classify(varies, "gather", "f64", 8, 8.0)[:2] == (
         "permuted", "warp/permute_segment")
-    assert pattern_explain.classify(varies, "read", "f64", 8, 9.0)[:2] == (
+    assert pattern_explain.classify(varies, "gather", "f64", 8, 9.0)[:2] == (
         "scattered", "gather/random")
+    assert pattern_explain.classify(varies, "read", "f64", 8, 9.0)[:2] == ("scattered", None)
     # Misaligned and strided built-ins exist for f32 only.
     misaligned = {"pattern_lane_step": 1.0, "pattern_aligned_fraction": 0.5}
     kind, like, sentence = pattern_explain.classify(misaligned, "read", "f64", 8, 9.0)
     assert (kind, like) == ("misaligned", None) and "(9 instead of 8)" in sentence
-    assert pattern_explain.classify({"pattern_lane_step": -4.0}, "read", "f32", 4, 16.0)[:2] == (
-        "strided", "stride/f32/read/s:4")
+    assert pattern_explain.classify({"pattern_lane_step": -4.0}, "gather", "f32", 4, 16.0)[:2] \
+        == ("strided", "stride/f32/read/s:4")
+    # The same shape written or copied: the family's write and both-sides variants.
+    assert pattern_explain.classify({"pattern_lane_step": 4.0}, "scatter", "f32", 4, 16.0)[1] \
+        == "stride/f32/write/s:4"
+    assert pattern_explain.classify({"pattern_lane_step": 4.0}, "copy", "f32", 4, 16.0)[1] \
+        == "stride/f32/both/s:4"
     assert pattern_explain.classify({"pattern_lane_step": 5.0}, "read", "f32", 4, 20.0)[:2] == (
         "strided", None)  # no s:5 among the built-ins
     # (i*7919)%n: a constant step between lanes but for the wrap, as the binary measured it.
@@ -149,7 +156,7 @@ def test_prediction_arithmetic(explained):
     assert coalesced.littles_gbs == pytest.approx(SMS * 8192 / LATENCY)
     assert coalesced.bandwidth_gbs == pytest.approx(ROOF)
     assert (coalesced.predicted_gbs, coalesced.bound) == (coalesced.littles_gbs, "latency")
-    strided = by_key[("i*8", "read", "f32")]  # bandwidth-bound
+    strided = by_key[("i*8", "gather", "f32")]  # bandwidth-bound
     assert (strided.predicted_gbs, strided.bound) == (pytest.approx(ROOF * 0.125), "bandwidth")
     # A transpose wastes no sector in the end (the model's efficiency 1): latency-bound too.
     transpose = by_key[("(i%32)*32+i/32", "read", "f32")]
@@ -232,18 +239,26 @@ def selected(regex):
 
 
 def test_filter_picks_the_references_and_built_ins():
-    assert selected(pattern.benchmark_filter(None, None, True)) == {
-        "ref/memcpy_d2d", "ref/memset", "latency/chase/ws:2147483648/lanes:1",
-        "read/f32/ilp:1/grid:full", "offset/f32/read/off:1", "stride/f32/read/s:2",
+    l2_reads = {"cache/read/ws:4194304", "cache/read/ws:8388608", "cache/read/ws:16777216",
+                "cache/read/ws:33554432"}
+    loaded = {n for n in NAMES if n.startswith("latency/loaded/")}  # read and copy: all
+    assert len(loaded) == 12
+    refs = l2_reads | loaded | {"ref/memcpy_d2d", "ref/memset",
+                                "latency/chase/ws:2147483648/lanes:1"}
+    assert selected(pattern.benchmark_filter(None, None, True)) == refs | {
+        "read/f32/ilp:1/grid:full"}  # a read: only the coalesced read does what it does
+    assert selected(pattern.benchmark_filter("gather", None, True)) == refs | {
+        "copy/f32/ilp:1/grid:full", "offset/f32/read/off:1", "stride/f32/read/s:2",
         "stride/f32/read/s:8", "stride/f32/read/s:32", "warp/broadcast",
         "warp/permute_segment", "gather/random"}
+    assert selected(pattern.benchmark_filter("scatter", None, True)) >= {
+        "offset/f32/write/off:1", "stride/f32/write/s:8", "scatter/random"}
     assert selected(pattern.benchmark_filter("write", "f32x4", True)) >= {
         "write/f32x4/ilp:1/grid:full"}
     assert "copy/f64/ilp:1/grid:full" in selected(pattern.benchmark_filter("gather", "f64", True))
     assert not any(n.startswith(("read/", "copy/", "write/"))
                    for n in selected(pattern.benchmark_filter("read", "s12", True)))
-    assert selected(pattern.benchmark_filter(None, None, False)) == {
-        "ref/memcpy_d2d", "ref/memset", "latency/chase/ws:2147483648/lanes:1"}
+    assert selected(pattern.benchmark_filter(None, None, False)) == refs
     assert re.search(pattern.benchmark_filter(None, None, False),
                      "pattern/(i%32)*32+i÷32/read/f32/k:1/block:256")
 
@@ -352,7 +367,8 @@ def test_json_output(fake):
                                             "strided", "broadcast", "permuted", "scattered",
                                             "coalesced"]
     assert records[4]["expression"] == "(i%32)*32+i/32"
-    assert records[4]["like"] == "stride/f32/read/s:32" and records[4]["lines"]
+    assert records[4]["like"] is None and records[4]["lines"]  # a read: no mapped twin
+    assert records[3]["like"] == "stride/f32/read/s:8"
     assert re.search(r"gmb: took \d+\.\d s", proc.stderr)
     [call] = fake.calls()
     assert call[:3] == ["--device=0", "--gmb_pattern=i", "--gmb_pattern=(i%32)*32+i/32"]
@@ -488,3 +504,42 @@ def test_builds_the_flavor_then_runs_it(fake, tmp_path, monkeypatch, capfd):
     out, err = capfd.readouterr()
     assert json.loads(out)[0]["kind"] == "coalesced"  # the build's lines went to stderr
     assert "gmb: cmake --preset sm90" in err
+
+
+def test_the_l2_bound_from_the_largest_hot_read_within_half_the_l2(tmp_path):
+    doc = json.loads(SYNTHETIC.read_text(encoding="utf-8"))
+    doc["context"]["gpu_l2_bytes"] = str(60 * 2**20)
+    for ws, gbs in ((16777216, 9000.0), (33554432, 8000.0), (67108864, 7000.0)):
+        doc["benchmarks"].append({
+            "name": f"cache/read/ws:{ws}/manual_time", "run_name": f"cache/read/ws:{ws}/manual_time",
+            "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+            "iterations": 10, "real_time": 1.0, "cpu_time": 1.0, "time_unit": "us",
+            "bytes_per_second": gbs * 1e9})
+    path = tmp_path / "with-l2.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    where, explained = pattern_explain.explain_file(path)
+    assert (where.l2_gbs, where.l2_name) == (9000.0, "cache/read/ws:16777216")  # 32 MiB > 30
+    transpose = next(e for e in explained if e.expression == "(i%32)*32+i/32")
+    # 32 lanes of 4 B in 32 sectors: an eighth of what the L2 sends is used
+    assert transpose.l2_bound_gbs == pytest.approx(9000.0 / 8)
+    assert transpose.bound == "L2-to-SM" and transpose.predicted_gbs == pytest.approx(1125.0)
+    assert transpose.lines[1].startswith("L2-to-SM-bound")
+
+
+def test_the_latency_under_load_from_the_loaded_chase(tmp_path):
+    doc = json.loads(SYNTHETIC.read_text(encoding="utf-8"))
+    for sms, gbs, ns in ((0, 0.0, 340.0), (64, 3000.0, 400.0), (131, 4500.0, 660.0)):
+        name = f"latency/loaded/load:read/sms:{sms}/manual_time"
+        doc["benchmarks"].append({
+            "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+            "repetition_index": 0, "threads": 1, "iterations": 10, "real_time": 1.0,
+            "cpu_time": 1.0, "time_unit": "us", "latency_ns": ns, "load_gbs": gbs})
+    path = tmp_path / "loaded.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    where, explained = pattern_explain.explain_file(path)
+    assert set(where.loaded) == {"read"}
+    coalesced = next(e for e in explained if e.expression == "i" and e.word == "f32")
+    # B = sms * bif / L(B): L(B) read off the curve at the B it predicts
+    b = coalesced.littles_gbs
+    assert b == pytest.approx(SMS * 8192 / where.loaded["read"].latency(b), rel=1e-6)
+    assert coalesced.latency_ns > 340.0 and "loaded latency at that rate" in coalesced.lines[1]
