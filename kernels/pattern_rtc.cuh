@@ -200,18 +200,18 @@ __device__ __forceinline__ gmb_word gmb_make_word(gmb_i64 e, gmb_u32 seed) {
   return x;
 }
 
-/// The timed kernel: thread t computes its K indices, then does the operation.
-extern "C" __global__ void __launch_bounds__(GMB_PATTERN_BLOCK)
-    gmb_pattern_run(const gmb_word* in, gmb_word* out, gmb_i64 threads, gmb_i64 n,
-                    gmb_u32 in_seed, gmb_u32 out_seed, gmb_u64* bad_elements) {
-  const gmb_i64 t = blockIdx.x * gmb_i64(GMB_PATTERN_BLOCK) + threadIdx.x;
-  if (t >= threads) return;
+/// One thread's work in the timed kernel: its K indices, then the operation. Returns the
+/// elements it read that held a wrong word (read only).
+__device__ __forceinline__ gmb_u32 gmb_pattern_thread(const gmb_word* in, gmb_word* out,
+                                                      gmb_i64 t, gmb_i64 n, gmb_u32 in_seed,
+                                                      gmb_u32 out_seed) {
   gmb_i64 e[GMB_PATTERN_K];
 #pragma unroll
   for (int k = 0; k < GMB_PATTERN_K; ++k) e[k] = gmb_index_of<false>(t, k, n).v;
 #if GMB_PATTERN_OP == 1
 #pragma unroll
   for (int k = 0; k < GMB_PATTERN_K; ++k) out[e[k]] = gmb_make_word(e[k], out_seed);
+  return 0;
 #else
   gmb_word v[GMB_PATTERN_K];
 #pragma unroll
@@ -230,14 +230,30 @@ extern "C" __global__ void __launch_bounds__(GMB_PATTERN_BLOCK)
     }
     bad += diff != 0;
   }
-  if (bad != 0) atomicAdd(bad_elements, gmb_u64(bad));
+  return bad;
 #else
 #pragma unroll
   for (int k = 0; k < GMB_PATTERN_K; ++k) {
     out[GMB_PATTERN_OP == 3 ? gmb_coalesced(t, k) : e[k]] = v[k];
   }
+  return 0;
 #endif
 #endif
+}
+
+/// The timed kernel, shaped as the built-in coalesced kernels are (kernels/coalesced.cuh): a
+/// loop over tiles of BLOCK threads that runs once on the full grid it is launched with, the
+/// wrong reads counted over the loop and added once.
+extern "C" __global__ void __launch_bounds__(GMB_PATTERN_BLOCK)
+    gmb_pattern_run(const gmb_word* in, gmb_word* out, gmb_i64 threads, gmb_i64 n,
+                    gmb_u32 in_seed, gmb_u32 out_seed, gmb_u64* bad_elements) {
+  const gmb_i64 tiles = (threads + GMB_PATTERN_BLOCK - 1) / GMB_PATTERN_BLOCK;
+  gmb_u32 bad = 0;
+  for (gmb_i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const gmb_i64 t = tile * GMB_PATTERN_BLOCK + threadIdx.x;
+    if (t < threads) bad += gmb_pattern_thread(in, out, t, n, in_seed, out_seed);
+  }
+  if (GMB_PATTERN_OP == 0 && bad != 0) atomicAdd(bad_elements, gmb_u64(bad));
 }
 
 /// Checks every slot's destination after a run, from the table: write, copy and gather must

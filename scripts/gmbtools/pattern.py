@@ -114,7 +114,7 @@ def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
             family = {"read": "read", "write": "write", None: "read"}.get(op, "copy")
             names.append(f"{family}/{word}/ilp:1/grid:full$")
         gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
-                   "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment",
+                   "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment", "warp/permute_across",
                    "gather/random"]
         twins = {explain.twin_for_op(g, op or "read") for g in gathers} - {None}
         names += sorted(re.escape(t) + "$" for t in twins)

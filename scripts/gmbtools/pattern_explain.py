@@ -298,6 +298,15 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
         twin = f"stride/f32/read/s:{s}" if w == 4 and s in STRIDES else None
         if not apart:
             return ("strided", twin, f"strided: lanes {s} elements apart")
+        efficiency = counters.get("model_efficiency")
+        if apart >= SECTOR_BYTES and efficiency is not None and efficiency >= 0.9 and w == 4:
+            # Nearby warps take the rest of each sector: DRAM moves every line once; what is
+            # left is the sectors each request moves between the L2 and the SM (a transpose).
+            return ("transposed", "warp/permute_across",
+                    f"transposed: lanes {s} elements ({apart} B) apart, every lane its own "
+                    f"32-B sector, but nearby warps use the rest of each sector (DRAM "
+                    f"efficiency {efficiency:.2g}): the cost is {sectors or 32:.3g} sectors per "
+                    f"request between the L2 and the SM")
         how = ("every lane needs its own 32-B sector" if apart >= SECTOR_BYTES
                else f"a 32-B sector serves {SECTOR_BYTES // apart} lanes")
         return ("strided", twin, f"strided: lanes {s} elements ({apart} B) apart: {how}")
@@ -314,6 +323,8 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
 def suggestion(kind: str | None, step: float | None, word: str, word_bytes: int | None,
                k: int | None) -> str | None:
     """The known fix for this class, if there is one."""
+    if kind == "transposed":
+        return SUGGESTIONS["transpose"]
     if kind == "strided" and step is not None and word_bytes:
         if abs(step) * word_bytes >= LINE_BYTES:  # lanes a line or more apart: transpose-like
             return SUGGESTIONS["transpose"]

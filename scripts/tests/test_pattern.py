@@ -74,7 +74,8 @@ def test_threads_come_from_the_counter(explained):
     (("(i+1)%n", "read", "f32"), "misaligned", None, "align"),
     (("n-1-i", "write", "f32"), "reversed", "write/f32/ilp:1/grid:full", None),
     (("i*8", "gather", "f32"), "strided", "stride/f32/read/s:8", "aos"),
-    (("(i%32)*32+i/32", "read", "f32"), "strided", None, "transpose"),
+    # lanes 128 B apart, but the fixture's model efficiency is 1: nearby warps use each line
+    (("(i%32)*32+i/32", "read", "f32"), "transposed", None, "transpose"),
     (("i/32", "gather", "f32"), "broadcast", "warp/broadcast", None),
     (("i^1", "gather", "f32"), "permuted", "warp/permute_segment", None),
     (("(i*i)%n", "scatter", "f32"), "scattered", "scatter/random", "sort"),
@@ -127,6 +128,13 @@ def test_classify_by_counters_alone():
         == ("strided", None)
     assert pattern_explain.classify({"pattern_lane_step": 1.0}, "copy", "f32x4", 16, 16.0)[:2] \
         == ("coalesced", "copy/f32x4/ilp:1/grid:full")
+    # 128 B apart yet every line used by nearby warps: a transpose, like warp/permute_across
+    across = {"pattern_lane_step": 32.0, "model_efficiency": 1.0}
+    assert pattern_explain.classify(across, "gather", "f32", 4, 32.0)[:2] == (
+        "transposed", "warp/permute_across")
+    assert pattern_explain.classify({"pattern_lane_step": 32.0, "model_efficiency": 0.118},
+                                    "gather", "f32", 4, 32.0)[:2] == (
+        "strided", "stride/f32/read/s:32")
     assert pattern_explain.coalesced_sectors(4) == 4 and pattern_explain.coalesced_sectors(16) \
         == 16
 
@@ -250,7 +258,7 @@ def test_filter_picks_the_references_and_built_ins():
     assert selected(pattern.benchmark_filter("gather", None, True)) == refs | {
         "copy/f32/ilp:1/grid:full", "offset/f32/read/off:1", "stride/f32/read/s:2",
         "stride/f32/read/s:8", "stride/f32/read/s:32", "warp/broadcast",
-        "warp/permute_segment", "gather/random"}
+        "warp/permute_segment", "warp/permute_across", "gather/random"}
     assert selected(pattern.benchmark_filter("scatter", None, True)) >= {
         "offset/f32/write/off:1", "stride/f32/write/s:8", "scatter/random"}
     assert selected(pattern.benchmark_filter("write", "f32x4", True)) >= {
@@ -364,7 +372,7 @@ def test_json_output(fake):
     assert proc.returncode == 0, proc.stderr
     records = json.loads(proc.stdout)  # stdout holds the JSON alone
     assert [r["kind"] for r in records] == ["coalesced", "misaligned", "reversed", "strided",
-                                            "strided", "broadcast", "permuted", "scattered",
+                                            "transposed", "broadcast", "permuted", "scattered",
                                             "coalesced"]
     assert records[4]["expression"] == "(i%32)*32+i/32"
     assert records[4]["like"] is None and records[4]["lines"]  # a read: no mapped twin
