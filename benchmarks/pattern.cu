@@ -60,8 +60,8 @@ void build_table(compiled_pattern& p, const std::string& expr, std::size_t threa
              static_cast<long long>(threads), static_cast<long long>(n),
              fault.data<unsigned long long>());
   unsigned long long first = 0;
-  GMB_CUDA_CHECK(cudaMemcpyAsync(&first, fault.data<void>(), sizeof first, cudaMemcpyDeviceToHost,
-                                 stream));
+  GMB_CUDA_CHECK(
+      cudaMemcpyAsync(&first, fault.data<void>(), sizeof first, cudaMemcpyDeviceToHost, stream));
   GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (first == ~0ull) return;
 
@@ -74,8 +74,8 @@ void build_table(compiled_pattern& p, const std::string& expr, std::size_t threa
              static_cast<long long>(n), values, undefined);
   std::vector<long long> v(k);
   std::vector<int> u(k);
-  GMB_CUDA_CHECK(cudaMemcpyAsync(v.data(), values, k * sizeof(long long), cudaMemcpyDeviceToHost,
-                                 stream));
+  GMB_CUDA_CHECK(
+      cudaMemcpyAsync(v.data(), values, k * sizeof(long long), cudaMemcpyDeviceToHost, stream));
   GMB_CUDA_CHECK(
       cudaMemcpyAsync(u.data(), undefined, k * sizeof(int), cudaMemcpyDeviceToHost, stream));
   GMB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -105,15 +105,16 @@ void build_table(compiled_pattern& p, const std::string& expr, std::size_t threa
 }
 
 compiled_pattern compile_pattern(environment& env, const std::string& expr, pattern_op op,
-                                 const word_shape& word, unsigned k, unsigned block) {
+                                 const word_shape& word, unsigned k, unsigned block,
+                                 bool whole_tiles) {
   compiled_pattern p;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::string> options = pattern_compile_options(GMB_DLCM);
   const int cc = env.device().cc_major * 10 + env.device().cc_minor;
   std::vector<char> cubin;
   try {
-    cubin = rtc_compile(pattern_program(expr, op, word, k, block), "pattern.cu", options, cc,
-                        &p.cached);
+    cubin = rtc_compile(pattern_program(expr, op, word, k, block, whole_tiles), "pattern.cu",
+                        options, cc, &p.cached);
   } catch (const rtc_compile_error& e) {
     throw std::invalid_argument("--gmb_pattern '" + expr + "': NVRTC: " + e.what());
   }
@@ -136,8 +137,7 @@ sampled_table sample_table(const device_buffer& table, std::size_t threads, unsi
   for (std::size_t warp : model_windows(threads, kWindowWarps)) {
     const std::size_t first = warp * kWarpSize;
     const std::size_t count = std::min(threads - first, kWindowWarps * kWarpSize) * k;
-    const std::vector<std::uint32_t> values =
-        table.copy_words_to_host(first * k, count, stream);
+    const std::vector<std::uint32_t> values = table.copy_words_to_host(first * k, count, stream);
     s.windows.emplace_back(first, values);
   }
   return s;
@@ -154,15 +154,20 @@ double bytes_in_flight_per_sm(environment& env, const void* kernel, unsigned blo
 
 bench_case make_case(environment& env, const std::string& expr, pattern_op op, const word_choice& w,
                      unsigned k, unsigned block, std::size_t n, std::size_t threads) {
-  auto p = std::make_shared<compiled_pattern>(compile_pattern(env, expr, op, w.shape, k, block));
+  auto p = std::make_shared<compiled_pattern>(
+      compile_pattern(env, expr, op, w.shape, k, block, threads % block == 0));
   build_table(*p, expr, threads, k, block, n, env.stream());
   const sampled_table sampled = sample_table(p->table, threads, k, env.stream());
 
   const unsigned wb = w.shape.word_bytes, align = w.shape.align;
   const std::size_t blocks = (threads + block - 1) / block;
   const std::size_t coalesced_elems = blocks * block * k;  // what gmb_coalesced reaches
-  const std::size_t in_elems = op == pattern_op::kWrite ? 0 : op == pattern_op::kScatter ? coalesced_elems : n;
-  const std::size_t out_elems = op == pattern_op::kRead ? 0 : op == pattern_op::kGather ? coalesced_elems : n;
+  const std::size_t in_elems = op == pattern_op::kWrite     ? 0
+                               : op == pattern_op::kScatter ? coalesced_elems
+                                                            : n;
+  const std::size_t out_elems = op == pattern_op::kRead     ? 0
+                                : op == pattern_op::kGather ? coalesced_elems
+                                                            : n;
   const std::size_t in_bytes = round_up(in_elems * wb, kMiB);
   const std::size_t out_bytes = round_up(out_elems * wb, kMiB);
   const bool own = std::max(in_bytes, out_bytes) > env.array_bytes();
@@ -178,11 +183,13 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   if (g_options.n > 0 || g_options.bytes > 0) params.emplace_back("n", static_cast<long long>(n));
   if (g_options.threads > 0) params.emplace_back("nthreads", static_cast<long long>(threads));
   bench_case c;
-  c.name = bench_name("pattern", pattern_name_part(expr) + "/" + op_name(op) + "/" + w.name, params);
+  c.name =
+      bench_name("pattern", pattern_name_part(expr) + "/" + op_name(op) + "/" + w.name, params);
   c.prepare = [=](environment& e) {
     if (!own || owned->in.bytes() + owned->out.bytes() == 0) {
-      if (own) *owned = buffers{device_buffer(std::max(in_bytes, kMiB)),
-                                device_buffer(std::max(out_bytes, kMiB))};
+      if (own)
+        *owned = buffers{device_buffer(std::max(in_bytes, kMiB)),
+                         device_buffer(std::max(out_bytes, kMiB))};
       if (op != pattern_op::kWrite) in(e).fill(kInputPattern, e.stream());
     }
     if (op != pattern_op::kRead) out(e).poison(e.stream());
@@ -192,7 +199,8 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   auto launch = [=](environment& e, std::uint32_t in_seed) {
     rtc_launch(p->run_kernel, grid, block, e.stream(), in(e).template data<const void>(),
                out(e).template data<void>(), static_cast<long long>(threads),
-               static_cast<long long>(n), in_seed, kWritePattern.seed, e.counter());
+               static_cast<long long>(n), static_cast<long long>(blocks), in_seed,
+               kWritePattern.seed, e.counter());
   };
   c.launch = [=](environment& e) { launch(e, kInputPattern.seed); };
   c.verify = [=](environment& e) -> std::string {
@@ -207,8 +215,8 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
       const auto all = e.read_counter();
       e.reset_counter();
       if (double(all) != slots) {
-        return "the read checks nothing: expecting other words it reported " +
-               std::to_string(all) + " of " + std::to_string(threads * k) + " reads";
+        return "the read checks nothing: expecting other words it reported " + std::to_string(all) +
+               " of " + std::to_string(threads * k) + " reads";
       }
       return "";
     }
@@ -223,8 +231,8 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
     GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
     if (got[0] != 0) {
       std::ostringstream msg;
-      msg << "thread " << got[1] / k << " (k=" << got[1] % k << ") left a wrong value ("
-          << got[0] << " of " << threads * k << " slots wrong)";
+      msg << "thread " << got[1] / k << " (k=" << got[1] % k << ") left a wrong value (" << got[0]
+          << " of " << threads * k << " slots wrong)";
       return msg.str();
     }
     return "";
@@ -242,8 +250,12 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   const sampled_table_map pattern_side{&sampled, w.shape};
   const coalesced_slots_map coalesced_side{block, k, w.shape};
   switch (op) {
-    case pattern_op::kRead: c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad); break;
-    case pattern_op::kWrite: c.model = predict_traffic(pattern_side, threads, align, access_kind::kStore); break;
+    case pattern_op::kRead:
+      c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad);
+      break;
+    case pattern_op::kWrite:
+      c.model = predict_traffic(pattern_side, threads, align, access_kind::kStore);
+      break;
     case pattern_op::kCopy:
       c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad) +
                 predict_traffic(pattern_side, threads, align, access_kind::kStore);
@@ -278,7 +290,9 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
 
 }  // namespace
 
-void set_pattern_options(const pattern_options& options) { g_options = options; }
+void set_pattern_options(const pattern_options& options) {
+  g_options = options;
+}
 
 std::vector<bench_case> pattern_cases(environment& env, sweep) {
   std::vector<bench_case> cases;

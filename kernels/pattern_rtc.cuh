@@ -7,6 +7,7 @@
 //   GMB_PATTERN_K       elements per thread (slots k = 0..K-1), all loads before the first store
 //   GMB_PATTERN_BLOCK   threads per block (a multiple of 32)
 //   GMB_PATTERN_WORD    bytes per element, a multiple of 4; GMB_PATTERN_ALIGN its alignment
+//   GMB_PATTERN_WHOLE_TILES  1 when the threads fill whole blocks (the read needs no bound check)
 // Bytes per launch: threads * K * WORD read and/or written (the logical bytes; the traffic
 // model says what the hardware moves). Words hold word_pattern of gmb/words.cuh: word w of a
 // buffer is (w mod 2^32) xor seed.
@@ -241,19 +242,28 @@ __device__ __forceinline__ gmb_u32 gmb_pattern_thread(const gmb_word* in, gmb_wo
 #endif
 }
 
-/// The timed kernel, shaped as the built-in coalesced kernels are (kernels/coalesced.cuh): a
-/// loop over tiles of BLOCK threads that runs once on the full grid it is launched with, the
-/// wrong reads counted over the loop and added once.
+/// The timed kernel, shaped as the built-in kernel of the same operation: a read as
+/// checking_read (kernels/coalesced.cuh: a loop over `tiles` tiles of BLOCK threads, once on
+/// the full grid it is launched with, wrong reads added once; no bound check when the threads
+/// fill whole tiles, GMB_PATTERN_WHOLE_TILES), the others as mapped_copy (kernels/mapped.cuh:
+/// one thread, one bound check).
 extern "C" __global__ void __launch_bounds__(GMB_PATTERN_BLOCK)
-    gmb_pattern_run(const gmb_word* in, gmb_word* out, gmb_i64 threads, gmb_i64 n,
+    gmb_pattern_run(const gmb_word* in, gmb_word* out, gmb_i64 threads, gmb_i64 n, gmb_i64 tiles,
                     gmb_u32 in_seed, gmb_u32 out_seed, gmb_u64* bad_elements) {
-  const gmb_i64 tiles = (threads + GMB_PATTERN_BLOCK - 1) / GMB_PATTERN_BLOCK;
+#if GMB_PATTERN_OP == 0
   gmb_u32 bad = 0;
   for (gmb_i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const gmb_i64 t = tile * GMB_PATTERN_BLOCK + threadIdx.x;
-    if (t < threads) bad += gmb_pattern_thread(in, out, t, n, in_seed, out_seed);
+#if !GMB_PATTERN_WHOLE_TILES
+    if (t >= threads) break;  // the last tile's tail: no later tile of this block either
+#endif
+    bad += gmb_pattern_thread(in, out, t, n, in_seed, out_seed);
   }
-  if (GMB_PATTERN_OP == 0 && bad != 0) atomicAdd(bad_elements, gmb_u64(bad));
+  if (bad != 0) atomicAdd(bad_elements, gmb_u64(bad));
+#else
+  const gmb_i64 t = blockIdx.x * gmb_i64(GMB_PATTERN_BLOCK) + threadIdx.x;
+  if (t < threads) gmb_pattern_thread(in, out, t, n, in_seed, out_seed);
+#endif
 }
 
 /// Checks every slot's destination after a run, from the table: write, copy and gather must

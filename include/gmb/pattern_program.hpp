@@ -25,7 +25,9 @@ inline pattern_op parse_pattern_op(const std::string& op) {
                               "coalesced) or scatter (the reverse)");
 }
 
-inline const char* op_name(pattern_op op) { return kPatternOps[static_cast<int>(op)]; }
+inline const char* op_name(pattern_op op) {
+  return kPatternOps[static_cast<int>(op)];
+}
 
 /// A word a user names: f32, f64, f32x2, f32x4, or sN (a structure of N bytes, N a multiple
 /// of 4, aligned as the compiler aligns it).
@@ -51,11 +53,12 @@ inline word_choice parse_pattern_word(const std::string& w) {
 /// The whole program NVRTC compiles for one expression and launch shape. The expression sits
 /// on a line of its own named "expression", so NVRTC's diagnostics point into it.
 inline std::string pattern_program(const std::string& expr, pattern_op op, const word_shape& word,
-                                   unsigned k, unsigned block) {
+                                   unsigned k, unsigned block, bool whole_tiles = false) {
   std::ostringstream src;
   src << "#define GMB_PATTERN_OP " << static_cast<int>(op) << "\n#define GMB_PATTERN_K " << k
-      << "\n#define GMB_PATTERN_BLOCK " << block << "\n#define GMB_PATTERN_WORD "
-      << word.word_bytes << "\n#define GMB_PATTERN_ALIGN " << word.align << "\n"
+      << "\n#define GMB_PATTERN_BLOCK " << block << "\n#define GMB_PATTERN_WORD " << word.word_bytes
+      << "\n#define GMB_PATTERN_ALIGN " << word.align << "\n#define GMB_PATTERN_WHOLE_TILES "
+      << (whole_tiles ? 1 : 0) << "\n"
       << kPatternRtcSource << "\ntemplate <bool C>\n"
       << "__device__ __forceinline__ gmb_int<C> gmb_pattern_index(gmb_int<C> i, gmb_int<C> lane,"
          " gmb_int<C> warp, gmb_int<C> tid, gmb_int<C> block, gmb_int<C> k, gmb_int<C> n) {\n"

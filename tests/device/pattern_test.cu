@@ -38,11 +38,17 @@ double counter(environment& env, const bench_case& c, const std::string& key) {
   return -1;
 }
 
-TEST_F(Patterns, NoExpressionNoCase) { EXPECT_TRUE(cases({}).empty()); }
+TEST_F(Patterns, NoExpressionNoCase) {
+  EXPECT_TRUE(cases({}).empty());
+}
 
 TEST_F(Patterns, IssueExpressionsVerifyForEveryOperation) {
   pattern_options o;
-  o.expressions = {"i", "i * 8", "(i % 32) * 32 + i / 32", "n - 1 - i", "(i * 2654435761u) % n",
+  o.expressions = {"i",
+                   "i * 8",
+                   "(i % 32) * 32 + i / 32",
+                   "n - 1 - i",
+                   "(i * 2654435761u) % n",
                    "lane * 33 + warp * 32 * 33"};
   o.threads = 4096;  // lane * 33 + warp * 1056 stays below n for the first 4096 threads
   for (const char* op : {"read", "write", "copy", "gather", "scatter"}) {

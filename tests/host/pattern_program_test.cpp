@@ -40,8 +40,8 @@ class PatternProgram : public ::testing::Test {
 
 TEST_F(PatternProgram, IssueExpressionsCompileForEveryOperation) {
   for (const char* expr : {"i", "i + 1", "i * 8", "(i % 32) * 32 + i / 32", "n - 1 - i",
-                           "(i * 2654435761u) % n", "lane * 33 + warp * 32 * 33",
-                           "min(i, n - 1)", "i < 5 ? i : 0", "(tid + block * 256) * 2 + k"}) {
+                           "(i * 2654435761u) % n", "lane * 33 + warp * 32 * 33", "min(i, n - 1)",
+                           "i < 5 ? i : 0", "(tid + block * 256) * 2 + k"}) {
     for (int op = 0; op < 5; ++op) {
       EXPECT_FALSE(compile(expr, static_cast<pattern_op>(op), "f32").empty())
           << expr << " op " << kPatternOps[op];

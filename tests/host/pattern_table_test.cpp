@@ -60,8 +60,9 @@ TEST(PatternTable, StructuresAreModelledInTheirLoadPieces) {
   const sampled_table table = sample(one_per_thread, threads);
   const sampled_table_map pieces{&table, {12, 4}};
   EXPECT_EQ(pieces.slots(), 3u);
-  EXPECT_DOUBLE_EQ(predict_traffic(pieces, threads, 4, access_kind::kLoad).loads.per_request(),
-                   predict_traffic(aos_map{3, 3}, threads, 4, access_kind::kLoad).loads.per_request());
+  EXPECT_DOUBLE_EQ(
+      predict_traffic(pieces, threads, 4, access_kind::kLoad).loads.per_request(),
+      predict_traffic(aos_map{3, 3}, threads, 4, access_kind::kLoad).loads.per_request());
 }
 
 TEST(PatternTable, CoalescedSideMatchesCoalescedMap) {
