@@ -331,9 +331,10 @@ def draw(folder: Path, where: explain.Setting,
     ax.bar(xs[valid], measured[valid], 0.6, color="tab:blue", label="measured (median)")
     predicted = [(x, e.predicted_gbs) for x, e in zip(xs, explanations)
                  if e.predicted_gbs is not None]
+    label = "predicted (the lowest bound: DRAM, Little's law, L2 to SM)"
     for k, (x, value) in enumerate(predicted):
         ax.hlines(value, x - 0.38, x + 0.38, colors="black", linewidth=2.2,
-                  label="predicted (min of roof × efficiency, Little's law)" if k == 0 else None)
+                  label=label if k == 0 else None)
     values = [v for v in (*measured[valid], *(v for _, v in predicted), where.peak_gbs,
                           where.memcpy_gbs) if v]
     top = max(values, default=1.0)

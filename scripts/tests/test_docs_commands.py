@@ -204,7 +204,7 @@ def classify(words: list[str]) -> str:
         sub = words[1] if len(words) > 1 else ""
         if sub in ANALYSIS:
             return "analysis"
-        if sub in ("run", "ncu", "fleet"):
+        if sub in ("run", "ncu", "fleet", "pattern"):
             return f"gmb-{sub}"
         return "unknown"
     if BINARY.fullmatch(first):
@@ -244,6 +244,8 @@ def test_documented_command(command, tmp_path):
         check_gmb_run(command, words, tmp_path)
     elif kind == "gmb-fleet":
         check_gmb_fleet(command, words, tmp_path)
+    elif kind == "gmb-pattern":
+        check_gmb_pattern(command, words, tmp_path)
     else:
         check_gmb_ncu(words)
 
@@ -377,6 +379,36 @@ def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
                           capture_output=True, text=True)
     assert proc.returncode == 0, f"{command}\n{proc.stderr}"
     assert "- GPUs screened: 2 of 2" in (folder / "report.md").read_text()
+
+
+# A stand-in for gmembench: prints the synthetic pattern run (fixtures/pattern) as the binary
+# prints its JSON, whatever it is asked.
+FAKE_PATTERN_BINARY = """#!{python}
+import sys
+sys.stdout.write(open({fixture!r}, encoding="utf-8").read())
+"""
+
+
+def check_gmb_pattern(command: Command, words: list[str], tmp_path: Path) -> None:
+    """Runs the documented command for real but for the binary (a stand-in that prints a
+    synthetic run): its options parse, it explains, --save writes its folder (under tmp)."""
+    synthetic = Path(__file__).resolve().parent / "fixtures" / "pattern" / "synthetic.json"
+    doc = json.loads(synthetic.read_text(encoding="utf-8"))
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if not b.get("error_occurred")]
+    fixture = tmp_path / "run.json"
+    fixture.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    fake = tmp_path / "gmembench"
+    fake.write_text(FAKE_PATTERN_BINARY.format(python=sys.executable, fixture=str(fixture)))
+    fake.chmod(0o755)
+    args = [*words[2:], "--binary", str(fake)]
+    if "--save" in args:
+        args += ["--out", str(tmp_path / "results")]
+    proc = subprocess.run([sys.executable, str(GMB), "pattern", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if "--save" in args:
+        assert list((tmp_path / "results").glob("*/*-pattern/explanation.md")), "nothing saved"
 
 
 def check_gmb_ncu(words: list[str]) -> None:
