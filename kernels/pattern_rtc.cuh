@@ -110,30 +110,23 @@ template <bool C>
 __device__ __forceinline__ gmb_int<C> operator!(gmb_int<C> a) {
   return gmb_int<C>::make(!a.v, a.bad(), false);
 }
-template <bool C>
-__device__ __forceinline__ gmb_int<C> min(gmb_int<C> a, gmb_int<C> b) {
-  return gmb_int<C>::make(a.v < b.v ? a.v : b.v, a.bad(), b.bad());
-}
-template <bool C>
-__device__ __forceinline__ gmb_int<C> max(gmb_int<C> a, gmb_int<C> b) {
-  return gmb_int<C>::make(a.v > b.v ? a.v : b.v, a.bad(), b.bad());
-}
-template <bool C>
-__device__ __forceinline__ gmb_int<C> min(gmb_int<C> a, gmb_i64 b) {
-  return min(a, gmb_int<C>(b));
-}
-template <bool C>
-__device__ __forceinline__ gmb_int<C> min(gmb_i64 a, gmb_int<C> b) {
-  return min(gmb_int<C>(a), b);
-}
-template <bool C>
-__device__ __forceinline__ gmb_int<C> max(gmb_int<C> a, gmb_i64 b) {
-  return max(a, gmb_int<C>(b));
-}
-template <bool C>
-__device__ __forceinline__ gmb_int<C> max(gmb_i64 a, gmb_int<C> b) {
-  return max(gmb_int<C>(a), b);
-}
+/// min and max, of two values or of a value and a literal.
+#define GMB_PICK(name, cmp)                                                                \
+  template <bool C>                                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_int<C> b) {                 \
+    return gmb_int<C>::make(a.v cmp b.v ? a.v : b.v, a.bad(), b.bad());                    \
+  }                                                                                        \
+  template <bool C>                                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_i64 b) {                    \
+    return name(a, gmb_int<C>(b));                                                         \
+  }                                                                                        \
+  template <bool C>                                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_i64 a, gmb_int<C> b) {                    \
+    return name(gmb_int<C>(a), b);                                                         \
+  }
+GMB_PICK(min, <)
+GMB_PICK(max, >)
+#undef GMB_PICK
 
 /// The user's expression (defined after this file): the element that thread i touches in slot
 /// k; lane, warp (i / 32), tid (threadIdx.x), block (blockIdx.x), n (elements in the array).

@@ -233,6 +233,29 @@ TEST(BinaryFlags, PeerFlagsBadValuesAreOneLineErrors) {
   expect_one_line_error("--gmb_peer_partner", "--gmb_peer_partner needs a value");
 }
 
+TEST(BinaryFlags, PatternFlagsBadValuesAreOneLineErrors) {
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_n=0",
+                        "--gmb_pattern_n: '0' is not a whole number of 1 or more");
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_threads=-5",
+                        "--gmb_pattern_threads: '-5' is not a whole number of 1 or more");
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_bytes=12Q", "--gmb_pattern_bytes:");
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_k=0", "--gmb_pattern_k: '0' is not");
+  expect_one_line_error("--gmb_pattern_op=read", "--gmb_pattern_op needs --gmb_pattern=EXPR");
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_oops=1",
+                        "unknown flag '--gmb_pattern_oops=1'");
+}
+
+TEST(BinaryOnGpu, PatternErrorsStopTheRunWithOneLine) {
+  GMB_REQUIRE_GPU();
+  expect_one_line_error("'--gmb_pattern=i +' --gmb_bytes=64M",
+                        "--gmb_pattern 'i +': NVRTC: error: expected an expression");
+  expect_one_line_error("'--gmb_pattern=i + 1' --gmb_bytes=64M",
+                        "--gmb_pattern 'i + 1': thread i=16777215 touches element 16777216");
+  expect_one_line_error("'--gmb_pattern=i % (k - k)' --gmb_bytes=64M", "divides by zero");
+  expect_one_line_error("--gmb_pattern=i --gmb_pattern_word=f32x4 --gmb_pattern_bytes=1000",
+                        "not a whole number of 16-byte words");
+}
+
 int gpu_count() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
