@@ -61,6 +61,7 @@ struct pattern_options {
   std::size_t n = 0;        // elements; 0: from bytes, else the environment's array
   std::size_t bytes = 0;    // the array in bytes (a whole number of words)
   std::size_t threads = 0;  // 0: n / k
+  std::string dlcm;         // the build's -Xptxas -dlcm value ("": nvcc's default loads)
 };
 void set_pattern_options(const pattern_options& options);
 

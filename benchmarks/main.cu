@@ -401,6 +401,7 @@ int run(int argc, char** argv) {
 
   const gmb::device_info device = open_device(opt.device);
   gmb::set_peer_options({opt.peer_partner, opt.peer == gmb::peer_scope::kSkip});
+  opt.pattern.dlcm = GMB_DLCM;  // this build's, for the kernels NVRTC compiles
   gmb::set_pattern_options(opt.pattern);
   if (opt.peer_partner >= 0) {
     if (const gmb::peer_partner p = gmb::describe_peer(device.ordinal); p.device < 0) {

@@ -25,10 +25,6 @@
 #include "gmb/rtc.hpp"
 #include "gmb/sizing.hpp"
 
-#ifndef GMB_DLCM
-#define GMB_DLCM ""
-#endif
-
 namespace gmb {
 
 namespace {
@@ -109,7 +105,7 @@ compiled_pattern compile_pattern(environment& env, const std::string& expr, patt
                                  bool whole_tiles) {
   compiled_pattern p;
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::string> options = pattern_compile_options(GMB_DLCM);
+  const std::vector<std::string> options = pattern_compile_options(g_options.dlcm);
   const int cc = env.device().cc_major * 10 + env.device().cc_minor;
   std::vector<char> cubin;
   try {
