@@ -54,7 +54,7 @@ void set_peer_options(const peer_options& options);
 /// checks the values, compiles each expression and stops at the first bad one.
 struct pattern_options {
   std::vector<std::string> expressions;
-  std::string op = "read";  // read write copy gather scatter
+  std::string op = "read";   // read write copy gather scatter
   std::string word = "f32";  // f32 f64 f32x2 f32x4 sN
   unsigned k = 1;            // elements per thread
   unsigned block = 256;

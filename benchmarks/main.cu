@@ -65,7 +65,7 @@ struct options {
   bool every_flavor = false;  // --gmb_every_flavor: also the cases built alike in every flavor
   int peer_partner = -1;      // --gmb_peer_partner=J; -1: (device + 1) mod count
   gmb::peer_scope peer = gmb::peer_scope::kAll;  // --gmb_peer=all|skip|only
-  gmb::pattern_options pattern;  // --gmb_pattern=EXPR (repeatable) and --gmb_pattern_*
+  gmb::pattern_options pattern;            // --gmb_pattern=EXPR (repeatable) and --gmb_pattern_*
   std::vector<std::string> pattern_flags;  // the --gmb_pattern_* flags given
 };
 

@@ -46,18 +46,18 @@ struct gmb_int<true> {
   __device__ __forceinline__ bool bad() const { return is_bad; }
 };
 
-#define GMB_BINARY(op)                                                                     \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) {          \
-    return gmb_int<C>::make(a.v op b.v, a.bad(), b.bad());                                 \
-  }                                                                                        \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_i64 b) {             \
-    return a op gmb_int<C>(b);                                                             \
-  }                                                                                        \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {             \
-    return gmb_int<C>(a) op b;                                                             \
+#define GMB_BINARY(op)                                                            \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) { \
+    return gmb_int<C>::make(a.v op b.v, a.bad(), b.bad());                        \
+  }                                                                               \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_i64 b) {    \
+    return a op gmb_int<C>(b);                                                    \
+  }                                                                               \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {    \
+    return gmb_int<C>(a) op b;                                                    \
   }
 GMB_BINARY(+)
 GMB_BINARY(-)
@@ -74,24 +74,24 @@ GMB_BINARY(!=)
 #undef GMB_BINARY
 
 /// Division, remainder and shifts: undefined for some operands; the checked type says so.
-#define GMB_GUARDED(op, invalid)                                                                   \
-  template <bool C>                                                                                \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) {                  \
-    const bool wrong = C && (invalid);                                                             \
-    return gmb_int<C>::make(wrong ? 0 : a.v op b.v, a.bad() || wrong, b.bad());                    \
-  }                                                                                                \
-  template <bool C>                                                                                \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_i64 b) {                     \
-    return a op gmb_int<C>(b);                                                                     \
-  }                                                                                                \
-  template <bool C>                                                                                \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {                     \
-    return gmb_int<C>(a) op b;                                                                     \
+#define GMB_GUARDED(op, invalid)                                                  \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) { \
+    const bool wrong = C && (invalid);                                            \
+    return gmb_int<C>::make(wrong ? 0 : a.v op b.v, a.bad() || wrong, b.bad());   \
+  }                                                                               \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_i64 b) {    \
+    return a op gmb_int<C>(b);                                                    \
+  }                                                                               \
+  template <bool C>                                                               \
+  __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {    \
+    return gmb_int<C>(a) op b;                                                    \
   }
 GMB_GUARDED(/, b.v == 0)
 GMB_GUARDED(%, b.v == 0)
-GMB_GUARDED(<<, b.v < 0 || b.v > 63)
-GMB_GUARDED(>>, b.v < 0 || b.v > 63)
+GMB_GUARDED(<<, b.v<0 || b.v> 63)
+GMB_GUARDED(>>, b.v<0 || b.v> 63)
 #undef GMB_GUARDED
 
 template <bool C>
@@ -111,18 +111,18 @@ __device__ __forceinline__ gmb_int<C> operator!(gmb_int<C> a) {
   return gmb_int<C>::make(!a.v, a.bad(), false);
 }
 /// min and max, of two values or of a value and a literal.
-#define GMB_PICK(name, cmp)                                                                \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_int<C> b) {                 \
-    return gmb_int<C>::make(a.v cmp b.v ? a.v : b.v, a.bad(), b.bad());                    \
-  }                                                                                        \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_i64 b) {                    \
-    return name(a, gmb_int<C>(b));                                                         \
-  }                                                                                        \
-  template <bool C>                                                                        \
-  __device__ __forceinline__ gmb_int<C> name(gmb_i64 a, gmb_int<C> b) {                    \
-    return name(gmb_int<C>(a), b);                                                         \
+#define GMB_PICK(name, cmp)                                                \
+  template <bool C>                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_int<C> b) { \
+    return gmb_int<C>::make(a.v cmp b.v ? a.v : b.v, a.bad(), b.bad());    \
+  }                                                                        \
+  template <bool C>                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_int<C> a, gmb_i64 b) {    \
+    return name(a, gmb_int<C>(b));                                         \
+  }                                                                        \
+  template <bool C>                                                        \
+  __device__ __forceinline__ gmb_int<C> name(gmb_i64 a, gmb_int<C> b) {    \
+    return name(gmb_int<C>(a), b);                                         \
   }
 GMB_PICK(min, <)
 GMB_PICK(max, >)
@@ -196,8 +196,8 @@ __device__ __forceinline__ gmb_word gmb_make_word(gmb_i64 e, gmb_u32 seed) {
 
 /// One thread's work in the timed kernel: its K indices, then the operation. Returns the
 /// elements it read that held a wrong word (read only).
-__device__ __forceinline__ gmb_u32 gmb_pattern_thread(const gmb_word* in, gmb_word* out,
-                                                      gmb_i64 t, gmb_i64 n, gmb_u32 in_seed,
+__device__ __forceinline__ gmb_u32 gmb_pattern_thread(const gmb_word* in, gmb_word* out, gmb_i64 t,
+                                                      gmb_i64 n, gmb_u32 in_seed,
                                                       gmb_u32 out_seed) {
   gmb_i64 e[GMB_PATTERN_K];
 #pragma unroll

@@ -251,9 +251,10 @@ TEST(BinaryOnGpu, PatternErrorsStopTheRunWithOneLine) {
                         "--gmb_pattern 'i +': NVRTC: error: expected an expression");
   expect_one_line_error("'--gmb_pattern=i + 1' --gmb_bytes=64M",
                         "--gmb_pattern 'i + 1': thread i=16777215 touches element 16777216");
-  expect_one_line_error("'--gmb_pattern=i % (k - k)' --gmb_bytes=64M", "divides by zero");
+  expect_one_line_error("'--gmb_pattern=i % (k - k)' --gmb_bytes=64M",
+                        "--gmb_pattern 'i % (k - k)': thread i=0 divides by zero");
   expect_one_line_error("--gmb_pattern=i --gmb_pattern_word=f32x4 --gmb_pattern_bytes=1000",
-                        "not a whole number of 16-byte words");
+                        "--gmb_pattern_bytes: 1000 bytes is not a whole number of 16-byte words");
 }
 
 int gpu_count() {
