@@ -46,35 +46,10 @@ struct gmb_int<true> {
   __device__ __forceinline__ bool bad() const { return is_bad; }
 };
 
-#define GMB_BINARY(op)                                                            \
-  template <bool C>                                                               \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) { \
-    return gmb_int<C>::make(a.v op b.v, a.bad(), b.bad());                        \
-  }                                                                               \
-  template <bool C>                                                               \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_i64 b) {    \
-    return a op gmb_int<C>(b);                                                    \
-  }                                                                               \
-  template <bool C>                                                               \
-  __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {    \
-    return gmb_int<C>(a) op b;                                                    \
-  }
-GMB_BINARY(+)
-GMB_BINARY(-)
-GMB_BINARY(*)
-GMB_BINARY(&)
-GMB_BINARY(|)
-GMB_BINARY(^)
-GMB_BINARY(<)
-GMB_BINARY(>)
-GMB_BINARY(<=)
-GMB_BINARY(>=)
-GMB_BINARY(==)
-GMB_BINARY(!=)
-#undef GMB_BINARY
-
-/// Division, remainder and shifts: undefined for some operands; the checked type says so.
-#define GMB_GUARDED(op, invalid)                                                  \
+/// Binary operators, also with a literal on either side. `invalid`: the operands for which the
+/// operation is undefined (division and remainder by zero, shifts out of range), which the
+/// checked type marks bad instead of computing.
+#define GMB_BINARY(op, invalid)                                                   \
   template <bool C>                                                               \
   __device__ __forceinline__ gmb_int<C> operator op(gmb_int<C> a, gmb_int<C> b) { \
     const bool wrong = C && (invalid);                                            \
@@ -88,11 +63,23 @@ GMB_BINARY(!=)
   __device__ __forceinline__ gmb_int<C> operator op(gmb_i64 a, gmb_int<C> b) {    \
     return gmb_int<C>(a) op b;                                                    \
   }
-GMB_GUARDED(/, b.v == 0)
-GMB_GUARDED(%, b.v == 0)
-GMB_GUARDED(<<, b.v<0 || b.v> 63)
-GMB_GUARDED(>>, b.v<0 || b.v> 63)
-#undef GMB_GUARDED
+GMB_BINARY(+, false)
+GMB_BINARY(-, false)
+GMB_BINARY(*, false)
+GMB_BINARY(&, false)
+GMB_BINARY(|, false)
+GMB_BINARY(^, false)
+GMB_BINARY(<, false)
+GMB_BINARY(>, false)
+GMB_BINARY(<=, false)
+GMB_BINARY(>=, false)
+GMB_BINARY(==, false)
+GMB_BINARY(!=, false)
+GMB_BINARY(/, b.v == 0)
+GMB_BINARY(%, b.v == 0)
+GMB_BINARY(<<, (b.v < 0 || b.v > 63))
+GMB_BINARY(>>, (b.v < 0 || b.v > 63))
+#undef GMB_BINARY
 
 template <bool C>
 __device__ __forceinline__ gmb_int<C> operator-(gmb_int<C> a) {
