@@ -9,15 +9,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <memory>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "benchmarks/families.hpp"
+#include "gmb/inflight.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/pattern_expr.hpp"
 #include "gmb/pattern_program.hpp"
@@ -127,25 +126,17 @@ compiled_pattern compile_pattern(environment& env, const std::string& expr, patt
 /// The table's slots for the warps the traffic model samples, copied to the host.
 sampled_table sample_table(const device_buffer& table, std::size_t threads, unsigned k,
                            cudaStream_t stream) {
-  sampled_table s;
-  s.k = k;
-  constexpr std::size_t kWindowWarps = 64;
-  for (std::size_t warp : model_windows(threads, kWindowWarps)) {
-    const std::size_t first = warp * kWarpSize;
-    const std::size_t count = std::min(threads - first, kWindowWarps * kWarpSize) * k;
-    const std::vector<std::uint32_t> values = table.copy_words_to_host(first * k, count, stream);
-    s.windows.emplace_back(first, values);
-  }
-  return s;
+  return sample_windows(threads, k, [&](std::size_t first, std::size_t count) {
+    return table.copy_words_to_host(first, count, stream);
+  });
 }
 
-/// Loads an SM keeps in flight: its resident threads' K loads of the word.
-double bytes_in_flight_per_sm(environment& env, const void* kernel, unsigned block, unsigned k,
-                              unsigned word_bytes) {
+/// Loads an SM keeps in flight (inflight.hpp): its resident blocks' K loads of the word.
+double resident_bytes_in_flight(const void* kernel, unsigned block, unsigned k,
+                                unsigned word_bytes) {
   int blocks = 0;
   GMB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(block), 0));
-  (void)env;
-  return double(blocks) * block * k * word_bytes;
+  return bytes_in_flight_per_sm(launch_shape{block, static_cast<unsigned>(blocks)}, k, word_bytes);
 }
 
 bench_case make_case(environment& env, const std::string& expr, pattern_op op, const word_choice& w,
@@ -273,7 +264,7 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
       {"pattern_compile_s", p->compile_seconds},
       {"pattern_cached", p->cached ? 1.0 : 0.0},
       {"bytes_in_flight_per_sm",
-       op == pattern_op::kWrite ? 0.0 : bytes_in_flight_per_sm(env, p->run_kernel, block, k, wb)}};
+       op == pattern_op::kWrite ? 0.0 : resident_bytes_in_flight(p->run_kernel, block, k, wb)}};
   // Reported only where the warps have them (NaN: the step varies, no consecutive lanes).
   const measurements where_defined = {{"pattern_lane_step", shape.lane_step},
                                       {"pattern_aligned_fraction", shape.aligned_fraction}};

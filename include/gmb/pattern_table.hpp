@@ -4,6 +4,7 @@
 // the warps the model samples (model_windows), and read there as an index map, exactly as the
 // built-in maps are. Also what a person reads about a warp: the step between lanes, the
 // distinct elements per request, the alignment.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,20 @@ struct sampled_table {
     throw std::out_of_range("pattern table: thread outside the sampled windows");
   }
 };
+
+/// The slots of the warps predict_traffic samples, read through `fetch(first_slot, count)`
+/// (a copy from the GPU's table, or a map evaluated on the host).
+template <class Fetch>
+sampled_table sample_windows(std::size_t threads, unsigned k, Fetch fetch) {
+  sampled_table s;
+  s.k = k;
+  for (std::size_t warp : model_windows(threads)) {
+    const std::size_t first = warp * kWarpSize;
+    const std::size_t count = std::min(threads - first, kModelWindowWarps * kWarpSize) * k;
+    s.windows.emplace_back(first, fetch(first * k, count));
+  }
+  return s;
+}
 
 /// The table as an index map in load pieces (traffic_model.hpp's predict_traffic).
 struct sampled_table_map {

@@ -15,6 +15,8 @@ namespace gmb {
 inline constexpr unsigned kWarpSize = 32;
 inline constexpr unsigned kSectorBytes = 32;
 inline constexpr unsigned kDramChunkBytes = 64;
+/// Consecutive warps in each window the model samples (model_windows).
+inline constexpr std::size_t kModelWindowWarps = 64;
 
 enum class access_kind { kLoad, kStore };
 
@@ -90,7 +92,8 @@ inline void mark_bytes(std::map<std::uint64_t, std::uint32_t>& sector_bytes, std
 /// The first warps of the windows predict_traffic samples: the launch's first `window_warps`
 /// warps and as many from its middle (one window when they coincide). A map that is costly to
 /// evaluate everywhere (an index table on the GPU) need only be known there.
-inline std::vector<std::size_t> model_windows(std::size_t threads, std::size_t window_warps = 64) {
+inline std::vector<std::size_t> model_windows(std::size_t threads,
+                                              std::size_t window_warps = kModelWindowWarps) {
   const std::size_t warps = (threads + kWarpSize - 1) / kWarpSize;
   window_warps = std::min(window_warps, warps);
   if (window_warps == 0) return {};
@@ -104,7 +107,7 @@ inline std::vector<std::size_t> model_windows(std::size_t threads, std::size_t w
 /// comes from DRAM once. A store that covers only part of a sector costs a sector read too.
 template <class Map>
 traffic_prediction predict_traffic(const Map& map, std::size_t threads, unsigned element_bytes,
-                                   access_kind kind, std::size_t window_warps = 64) {
+                                   access_kind kind, std::size_t window_warps = kModelWindowWarps) {
   const std::size_t warps = (threads + kWarpSize - 1) / kWarpSize;
   window_warps = std::min(window_warps, warps);
   if (window_warps == 0) return {};

@@ -14,17 +14,13 @@ namespace {
 /// The table a map gives, sampled where predict_traffic looks.
 template <class Map>
 sampled_table sample(const Map& map, std::size_t threads, unsigned k = 1) {
-  sampled_table s;
-  s.k = k;
-  for (std::size_t warp : model_windows(threads)) {
-    const std::size_t first = warp * kWarpSize;
+  return sample_windows(threads, k, [&](std::size_t first, std::size_t count) {
     std::vector<std::uint32_t> values;
-    for (std::size_t t = first; t < std::min(threads, first + 64 * kWarpSize); ++t) {
-      for (unsigned slot = 0; slot < k; ++slot) values.push_back(std::uint32_t(map(t, slot)));
+    for (std::size_t slot = first; slot < first + count; ++slot) {
+      values.push_back(std::uint32_t(map(slot / k, unsigned(slot % k))));
     }
-    s.windows.emplace_back(first, values);
-  }
-  return s;
+    return values;
+  });
 }
 
 void expect_same(const traffic_prediction& a, const traffic_prediction& b) {
