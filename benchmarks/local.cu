@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "benchmarks/families.hpp"
 #include "benchmarks/builders/residency.cuh"
+#include "benchmarks/families.hpp"
 #include "gmb/naming.hpp"
 #include "kernels/local.cuh"
 
@@ -71,14 +71,13 @@ bench_case array_case(environment& env) {
   return c;
 }
 
-template <unsigned MinBlocks>
+template <unsigned MaxRegisters>
 bench_case spill_case(environment& env) {
   const std::size_t n = four_waves_of_threads(env, kLocalBlock);
-  const long long regs =
-      65536 / (MinBlocks * kLocalBlock) < 255 ? 65536 / (MinBlocks * kLocalBlock) : 255;
+  const long long regs = MaxRegisters;
   return local_case(bench_name("local", "spill", {{"live", kSpillLive}, {"regs", regs}}), n,
-                    built_once::local_spill<MinBlocks>, spill_words{kInputPattern, kSpillRounds, n},
-                    kSpillRounds);
+                    built_once::local_spill<MaxRegisters>,
+                    spill_words{kInputPattern, kSpillRounds, n}, kSpillRounds);
 }
 
 template <unsigned Size>
@@ -100,8 +99,8 @@ std::vector<bench_case> local_cases(environment& env, sweep s) {
   }
   add_arrays<32>(env, cases);
   if (s == sweep::kFull) add_arrays<128>(env, cases);
-  cases.push_back(spill_case<kSpillMinBlocks>(env));
-  cases.push_back(spill_case<1>(env));
+  cases.push_back(spill_case<kSpillRegisters>(env));
+  cases.push_back(spill_case<kAllRegisters>(env));
   return cases;
 }
 

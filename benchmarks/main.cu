@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include "gmb/peer_scope.hpp"
 #include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
+#include "gmb/traffic_model.hpp"
 
 namespace {
 
@@ -270,12 +272,12 @@ gmb::device_info open_device(int ordinal) {
   const cudaError_t probe =
       cudaFuncGetAttributes(&attributes, gmb::detail::fill_words_kernel<gmb::word_pattern>);
   if (probe != cudaSuccess) {
-    throw fatal_error{"this binary has GPU code for compute capability " +
-                      std::string(kBuiltArchitectures) + " (x100) only, but GPU " +
-                      std::to_string(ordinal) + " (" + device.name + ") is " +
-                      device.compute_capability() +
-                      ": rebuild with the 'release' preset (CMAKE_CUDA_ARCHITECTURES=native) [" +
-                      cudaGetErrorString(probe) + "]"};
+    throw fatal_error{
+        "this binary has GPU code for compute capability " + std::string(kBuiltArchitectures) +
+        " (x100) only, but GPU " + std::to_string(ordinal) + " (" + device.name + ") is " +
+        device.compute_capability() +
+        ": rebuild with the 'release' preset (this GPU) or 'all' (every GPU since Turing) [" +
+        cudaGetErrorString(probe) + "]"};
   }
   return device;
 }
@@ -307,6 +309,7 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
                                                                      : "quick");
   entries.emplace_back("gmb_profile", opt.profile ? "1" : "0");
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
+  entries.emplace_back("model_dram_granule_bytes", std::to_string(gmb::kDramChunkBytes));
   entries.emplace_back("git_sha", GMB_GIT_SHA);
   const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
   entries.emplace_back(
@@ -429,9 +432,15 @@ int run(int argc, char** argv) {
   gmb::registration_options registration;
   registration.profile = opt.profile;
   int registered = 0, default_flavor_only = 0;
+  std::map<std::string, int> unsupported;  // why -> benchmarks this GPU cannot run
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
     if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name)) ||
         !gmb::in_peer_scope(opt.peer, c.name)) {
+      continue;
+    }
+    const std::string why = gmb::unsupported_reason(c.needs, device.cc_major, device.cc_minor);
+    if (!why.empty()) {
+      ++unsupported[why];
       continue;
     }
     if (kCachingBuild && !c.every_flavor && !opt.every_flavor) {
@@ -442,6 +451,21 @@ int run(int argc, char** argv) {
     ++registered;
   }
   benchmark::AddCustomContext("gmb_default_flavor_only", std::to_string(default_flavor_only));
+  std::string skipped;  // "2 (cp.async (LDGSTS) needs sm_80, this GPU is sm_75)"
+  int skipped_count = 0;
+  for (const auto& [why, count] : unsupported) {
+    skipped += (skipped.empty() ? "" : "; ") + std::to_string(count) + ": " + why;
+    skipped_count += count;
+  }
+  benchmark::AddCustomContext("gmb_unsupported", skipped.empty() ? "0" : skipped);
+  if (registered == 0 && skipped_count > 0) {
+    throw fatal_error{"the filter '" + opt.filter +
+                      "' matched only benchmarks this GPU cannot run (" + skipped + ")"};
+  }
+  if (skipped_count > 0) {
+    env.console().message("gmembench: note: " + std::to_string(skipped_count) +
+                          " benchmarks skipped, this GPU lacks what they need (" + skipped + ")");
+  }
   if (registered == 0 && default_flavor_only > 0) {
     throw fatal_error{"the filter '" + opt.filter +
                       "' matched only benchmarks that compile alike"

@@ -75,6 +75,7 @@ bench_case transpose_case(std::size_t n) {
   c.bytes_read = c.bytes_written = double(n) * double(n) * sizeof(T);
   c.model = rung_model(Rung, sizeof(T), n);
   c.measured = [](environment&) { return measurements{{"rung", static_cast<int>(Rung)}}; };
+  if (Rung == transpose_rung::kTileAsync) c.needs = gpu_feature::kAsyncCopy;
   return c;
 }
 

@@ -59,6 +59,16 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
+/// The sum of a value over the full warp: one REDUX on sm_80 and newer, shuffles before.
+__device__ __forceinline__ unsigned warp_sum(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xFFFFFFFFu, v);
+#else
+  for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset);
+  return v;
+#endif
+}
+
 /// `warm_steps` untimed, then `steps` timed dependent loads from the lane's position (an
 /// address in the chain), which it leaves where the walk ended; `record` (one lane adds to it)
 /// gains the timed steps' clocks. `lanes`: the lanes walking together (they wait for each other
@@ -192,8 +202,7 @@ __global__ void __launch_bounds__(1024, 1)
     if (tile >= tiles) tile -= tiles;
   }
   // Per warp, one atomic: each lane's bytes stay far below 2^32 (rounds of a few ms).
-  const unsigned warp_bytes =
-      __reduce_add_sync(0xFFFFFFFFu, unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
+  const unsigned warp_bytes = warp_sum(unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
   if (threadIdx.x % 32 == 0) atomicAdd(&load->streamed_bytes, (unsigned long long)warp_bytes);
   if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
   __syncthreads();  // the block's last round is done

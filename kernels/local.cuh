@@ -37,9 +37,21 @@ constexpr const char* name(local_index i) {
 inline constexpr unsigned kLocalBlock = 256;
 inline constexpr unsigned kLocalReads = 64;  // indexed reads per thread
 inline constexpr unsigned kSpillLive = 64;   // values the spill kernel keeps live
-/// Blocks per SM the spilling kernel is bound to: 256 x 8 threads share 64 Ki registers, so
-/// 32 per thread (half of kSpillLive).
-inline constexpr unsigned kSpillMinBlocks = 8;
+/// Registers the spilling kernel may use: half of kSpillLive. The other kernel may use every
+/// register a thread can have (255).
+inline constexpr unsigned kSpillRegisters = 32;
+inline constexpr unsigned kAllRegisters = 255;
+
+/// How a kernel is held to `regs` registers per thread: where an SM holds 2048 threads (sm_80,
+/// sm_90, sm_100), as a bound of 64 Ki / (256 x regs) blocks of kLocalBlock per SM (8 for 32
+/// registers), the SASS the Hopper results were measured with; elsewhere (1024 or 1536 threads
+/// per SM: 8 such blocks cannot fit and ptxas would ignore the bound) as a register cap.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+#define GMB_REGISTER_BOUND(regs) __launch_bounds__(kLocalBlock, 65536 / (kLocalBlock * (regs)))
+#else
+#define GMB_REGISTER_BOUND(regs) __maxnreg__(regs)
+#endif
 
 /// Word i of a thread's array, made from its input word: every element differs.
 GMB_HD std::uint32_t local_element(std::uint32_t v, unsigned i) {
@@ -135,10 +147,10 @@ __global__ void __launch_bounds__(kLocalBlock)
   out[t] = x;
 }
 
-/// (b): spill_chain under a bound of MinBlocks blocks of kLocalBlock threads per SM
-/// (kSpillMinBlocks: 32 registers, spilling; 1: as many as the compiler wants, up to 255).
-template <unsigned MinBlocks>
-__global__ void __launch_bounds__(kLocalBlock, MinBlocks)
+/// (b): spill_chain with at most MaxRegisters registers per thread (kSpillRegisters:
+/// spilling; kAllRegisters: as many as the compiler wants). Launched with kLocalBlock threads.
+template <unsigned MaxRegisters>
+__global__ void GMB_REGISTER_BOUND(MaxRegisters)
     local_spill(const std::uint32_t* in, std::uint32_t* out, std::size_t n, unsigned rounds) {
   const std::size_t t = blockIdx.x * std::size_t(kLocalBlock) + threadIdx.x;
   if (t >= n) return;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "benchmarks/harness/console.hpp"
+#include "gmb/arch_facts.hpp"
 #include "gmb/device_buffer.cuh"
 #include "gmb/device_info.hpp"
 #include "gmb/event_timer.cuh"
@@ -142,6 +143,9 @@ struct bench_case {
   /// managed: built once, gmb_bench_once); the ca and cg binaries skip the case unless
   /// --gmb_every_flavor, and say so (docs/design.md, "Time budget").
   bool every_flavor = true;
+  /// A feature of newer GPUs the kernels need (gmb/arch_facts.hpp): on a GPU without it the
+  /// case is not registered, and the binary says why (docs/gpus.md).
+  gpu_feature needs = gpu_feature::kNone;
   /// What pct_peak is a percentage of: 0, the GPU memory's theoretical peak; a path with a
   /// limit of its own (the host link, a peer link) gives that link's theoretical rate.
   double peak_bytes_per_second = 0;

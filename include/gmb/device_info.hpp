@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gmb/arch_facts.hpp"
 #include "gmb/cuda_check.hpp"
 
 namespace gmb {
@@ -38,28 +39,17 @@ struct device_info {
   }
 };
 
-/// The unified L1 / shared memory of one SM, from the compute capability (no attribute reports
-/// it; the numbers are the CUDA tuning guides' for each architecture); 0 where unknown. The L1
-/// is what the carve-out leaves of it: all of it with no shared memory, at best.
-inline std::size_t unified_l1_shared_per_sm_bytes(int cc_major, int cc_minor) {
-  constexpr std::size_t kKiB = 1024;
-  switch (cc_major * 10 + cc_minor) {
-    case 70: return 128 * kKiB;
-    case 75: return 96 * kKiB;
-    case 80: return 192 * kKiB;
-    case 86: return 128 * kKiB;
-    case 87: return 192 * kKiB;
-    case 89: return 128 * kKiB;
-    case 90: return 256 * kKiB;
-    default: return 0;
-  }
-}
-
 /// The unified L1/shared size for the context: bytes, or "unknown" for an architecture the table
 /// lacks (figures and summaries then say so rather than draw a wrong line).
 inline std::string l1_shared_text(const device_info& d) {
   const std::size_t bytes = unified_l1_shared_per_sm_bytes(d.cc_major, d.cc_minor);
   return bytes == 0 ? "unknown" : std::to_string(bytes);
+}
+
+/// The carve-out's shared-memory steps per SM in KiB ("0,8,...,228"), or "unknown".
+inline std::string carveout_text(const device_info& d) {
+  const arch_facts* row = facts_for(d.cc_major, d.cc_minor);
+  return row ? row->carveout_kib : "unknown";
 }
 
 /// "13.0" from CUDA's 13000 encoding.
@@ -99,6 +89,8 @@ inline std::vector<std::pair<std::string, std::string>> context_entries(const de
       {"gpu_l2_bytes", std::to_string(d.l2_bytes)},
       {"gpu_l1_shared_per_sm_bytes", l1_shared_text(d)},
       {"gpu_max_shared_per_sm_bytes", std::to_string(d.max_shared_per_sm_bytes)},
+      {"gpu_carveout_kib", carveout_text(d)},
+      {"gpu_facts", facts_status(d.cc_major, d.cc_minor)},
       {"gpu_peak_gbs", format_gbs(d.peak_bytes_per_second())},
       {"gpu_mem_clock_khz", std::to_string(d.mem_clock_khz)},
       {"gpu_max_sm_clock_khz", std::to_string(d.max_sm_clock_khz)},

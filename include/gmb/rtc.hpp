@@ -64,14 +64,28 @@ inline std::filesystem::path rtc_cache_dir() {
   return {};
 }
 
+/// Whether this NVRTC can build a cubin for compute capability `cc` (e.g. 90).
+inline bool nvrtc_knows(int cc) {
+  int count = 0;
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return false;
+  std::vector<int> archs(static_cast<std::size_t>(count));
+  if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return false;
+  return std::find(archs.begin(), archs.end(), cc) != archs.end();
+}
+
 /// A cubin for the GPU of compute capability `cc` (e.g. 90), from the cache or from NVRTC.
 /// `cached` says which. Throws rtc_compile_error when NVRTC refuses the source.
 inline std::vector<char> rtc_compile(const std::string& source, const std::string& name,
                                      std::vector<std::string> options, int cc,
                                      bool* cached = nullptr) {
-  options.push_back("--gpu-architecture=sm_" + std::to_string(cc));
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
+  if (!nvrtc_knows(cc)) {  // a GPU newer than this CUDA: the message says what is needed
+    throw rtc_compile_error("NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
+                            " cannot compile for sm_" + std::to_string(cc) +
+                            ": run-time kernels need a CUDA that knows this GPU");
+  }
+  options.push_back("--gpu-architecture=sm_" + std::to_string(cc));
   std::string key = source + "\n" + std::to_string(major) + "." + std::to_string(minor);
   for (const auto& o : options) key += "\n" + o;
   const std::filesystem::path dir = rtc_cache_dir();

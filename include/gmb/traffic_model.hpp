@@ -14,6 +14,8 @@ namespace gmb {
 
 inline constexpr unsigned kWarpSize = 32;
 inline constexpr unsigned kSectorBytes = 32;
+/// What one DRAM read moves: 64 B, measured on the H100 and H200; on other GPUs unverified
+/// (gmb/arch_facts.hpp), and each run measures it (the report's DRAM granule line).
 inline constexpr unsigned kDramChunkBytes = 64;
 /// Consecutive warps in each window the model samples (model_windows).
 inline constexpr std::size_t kModelWindowWarps = 64;

@@ -30,7 +30,7 @@ MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",
                      "bytes_in_flight_per_sm", "resident_blocks_per_sm", "block_slot_ns",
                      "blocks_per_us", "rung")
 CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
-                   "gpu_sms", "date")
+                   "gpu_sms", "gpu_cc", "gpu_facts", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these
 
 ROW_COLUMNS = (
@@ -46,7 +46,8 @@ MEDIAN_COLUMNS = (
 
 _NUMBERS = ("bytes_per_second", "gbs", "pct_peak", *MODEL_COUNTERS, *MEASURED_COUNTERS)
 _TEXT = ("name", "family", "variant", "type", "op", "run_type", "aggregate", "time_unit",
-         "spread", "headline", "error", "flavor", "gpu_name", "date", "file")
+         "spread", "headline", "error", "flavor", "gpu_name", "gpu_cc", "gpu_facts", "date",
+         "file")
 _INTEGERS = ("repetition_index", "repetitions")
 
 

@@ -97,7 +97,20 @@ def set_title(figure: SubFigure, medians: pd.DataFrame, what: str) -> None:
     dates = pd.to_datetime(medians["date"], errors="coerce", utc=True).dropna()
     when = dates.min().strftime("%Y-%m-%d %H:%M UTC") if not dates.empty else "date not recorded"
     flavors = ", ".join(flavors_of(medians)) or "unknown"
-    figure.suptitle(f"{what}\n{gpus} · flavors: {flavors} · run {when}", fontsize=11)
+    figure.suptitle(f"{what}\n{gpus} · flavors: {flavors} · run {when}{unverified(medians)}",
+                    fontsize=11)
+
+
+def unverified(medians: pd.DataFrame) -> str:
+    """A title line where the GPU's architecture was not measured by the suite (`gpu_facts`):
+    its L1 size and model parameters are a guide's, or unknown."""
+    if "gpu_facts" not in medians.columns:
+        return ""
+    rows = medians.loc[~medians["gpu_facts"].isin(["measured", "None", "nan"])]
+    if rows.empty:
+        return ""
+    cc = str(rows["gpu_cc"].iloc[0]) if "gpu_cc" in rows.columns else "?"
+    return f"\ncompute capability {cc}: L1 size and model parameters not measured (docs/gpus.md)"
 
 
 def peak_gbs(medians: pd.DataFrame) -> float | None:

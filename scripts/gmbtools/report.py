@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import health, ladders, plot, results, summary
+from . import arch, health, ladders, plot, results, summary
 from .flavors import json_name
 from .plot import Plotted
 from .results import Results
@@ -32,6 +32,7 @@ def render(folder: Path, plotted: Plotted) -> str:
     files = {f: r for f, r in plotted.loaded.items() if isinstance(r, Results)}
     contexts = {flavor: loaded.context for flavor, loaded in files.items()}
     lines = [f"# gmembench report: {summary.gpu_name(contexts)}", ""]
+    lines += arch.facts_lines(contexts)
     lines += _run_lines(files, plotted.medians)
     for reason in plotted.unreadable:
         lines += [f"**Not included:** {summary.cell(reason)}", ""]

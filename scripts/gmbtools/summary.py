@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import health, results, runinfo
+from . import arch, health, results, runinfo
 from .errors import GmbError
 from .flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
 from .naming import LATENCY_FAMILIES
@@ -28,6 +28,9 @@ CONTEXT_KEYS = (
     "gpu_sms",
     "gpu_l2_bytes",
     "gpu_l1_shared_per_sm_bytes",
+    "gpu_carveout_kib",
+    "gpu_facts",
+    "model_dram_granule_bytes",
     "gpu_peak_gbs",
     "gpu_mem_clock_khz",
     "gpu_max_sm_clock_khz",
@@ -91,6 +94,7 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str
     file could not be read, or to None when the folder has no file for it."""
     contexts = {f: r.context for f, r in loaded.items() if isinstance(r, Results)}
     lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
+    lines += arch.facts_lines(contexts)
     lines += _run_section(loaded, info)
     lines += context_section(contexts)
     flagged = {f: health.affected(r.records) for f, r in loaded.items() if isinstance(r, Results)}
@@ -195,6 +199,10 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
             f"- {default_only} benchmarks compile alike in every build"
             f" ({', '.join(DEFAULT_FLAVOR_ONLY)}) and ran in the default flavor only"
         )
+    unsupported = str(loaded.context.get("gmb_unsupported", "0"))
+    if unsupported != "0":
+        lines.append(f"- not run, this GPU lacks what they need: {cell(unsupported)}")
+    lines += [f"- {line}" for line in arch.granule_line(loaded.context, medians) if line]
     if flagged:
         lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
     if with_cv:

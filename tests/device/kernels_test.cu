@@ -76,8 +76,11 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["reduce"], 7 + 1 + 2);  // seven f32 rungs, i32's top; CUB for both
 
   const double array = static_cast<double>(kTestArrayBytes);
+  const device_info& d = env_->device();
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
+    // What the binary skips on this GPU (FeatureSelectionRunsEveryPathThisGpuHas).
+    if (!unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty()) continue;
     measurements measured;
     EXPECT_EQ(run_untimed(*env_, c, 2, &measured), "");
     const std::string family = family_of(c.name);
@@ -207,6 +210,24 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     }
     if (c.model) EXPECT_DOUBLE_EQ(c.model->dram_bytes, c.bytes_read + c.bytes_written);
   }
+}
+
+/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes;
+/// the GPU under test runs them exactly when it has the feature (every path on Hopper).
+TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
+  const device_info& d = env_->device();
+  const bool async_copy = d.cc_major * 10 + d.cc_minor >= 80;
+  std::size_t needing = 0;
+  for (const auto& c : all_cases(*env_, sweep::kFull)) {
+    if (c.needs == gpu_feature::kNone) continue;
+    SCOPED_TRACE(c.name);
+    ++needing;
+    EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
+    EXPECT_NE(c.name.find("/tile_async/"), std::string::npos);
+    EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), async_copy);
+    if (d.cc_major >= 9) EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor), "");
+  }
+  EXPECT_EQ(needing, 4u);  // tile_async of f32 and f64 at two sizes each (the full sweep)
 }
 
 TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {

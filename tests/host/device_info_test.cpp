@@ -41,9 +41,10 @@ TEST(DeviceInfo, ContextHasTheDesignKeys) {
     EXPECT_TRUE(keys.insert(key).second) << "duplicate " << key;
     EXPECT_FALSE(value.empty()) << key;
   }
-  for (const char* k : {"gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes", "gpu_peak_gbs",
-                        "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver", "cuda_runtime",
-                        "gpu_l1_shared_per_sm_bytes", "gpu_max_shared_per_sm_bytes"}) {
+  for (const char* k :
+       {"gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes", "gpu_peak_gbs", "gpu_mem_clock_khz",
+        "gpu_bus_bits", "ecc", "driver", "cuda_runtime", "gpu_l1_shared_per_sm_bytes",
+        "gpu_max_shared_per_sm_bytes", "gpu_carveout_kib", "gpu_facts"}) {
     EXPECT_EQ(keys.count(k), 1u) << k;
   }
 }
@@ -60,6 +61,24 @@ TEST(DeviceInfo, UnifiedL1SharedMemoryFromTheComputeCapability) {
   future.cc_major = 9;
   future.cc_minor = 0;
   EXPECT_EQ(l1_shared_text(future), "262144");
+}
+
+TEST(DeviceInfo, ContextSaysWhetherTheArchitectureWasMeasured) {
+  device_info d;
+  d.cc_major = 10;
+  auto value_of = [&d](const std::string& key) {
+    for (const auto& [k, v] : context_entries(d)) {
+      if (k == key) return v;
+    }
+    return std::string();
+  };
+  EXPECT_NE(value_of("gpu_facts").find("not measured"), std::string::npos);
+  EXPECT_EQ(value_of("gpu_carveout_kib"), "0,8,16,32,64,100,132,164,196,228");
+  d.cc_major = 9;
+  EXPECT_EQ(value_of("gpu_facts"), "measured");
+  d.cc_major = 12;
+  d.cc_minor = 7;
+  EXPECT_EQ(value_of("gpu_carveout_kib"), "unknown");
 }
 
 }  // namespace

@@ -16,9 +16,10 @@ namespace {
 constexpr int kHopper = 90;
 
 std::vector<char> compile(const std::string& expr, pattern_op op, const std::string& word,
-                          unsigned k = 1, const std::string& dlcm = "", bool* cached = nullptr) {
+                          unsigned k = 1, const std::string& dlcm = "", bool* cached = nullptr,
+                          int cc = kHopper) {
   return rtc_compile(pattern_program(expr, op, parse_pattern_word(word).shape, k, 256),
-                     "pattern.cu", pattern_compile_options(dlcm), kHopper, cached);
+                     "pattern.cu", pattern_compile_options(dlcm), cc, cached);
 }
 
 /// Each test compiles into a cache of its own, empty at the start.
@@ -55,6 +56,24 @@ TEST_F(PatternProgram, EveryWordAndFlavorCompiles) {
       EXPECT_FALSE(compile("i * 4 + k", pattern_op::kCopy, word, 4, dlcm).empty())
           << word << " " << dlcm;
     }
+  }
+}
+
+/// Every architecture the suite is built for (docs/gpus.md) gets the pattern family's kernels;
+/// a GPU newer than this NVRTC gets one line that says so.
+TEST_F(PatternProgram, CompilesForEveryBuiltArchitectureAndRefusesAnUnknownOne) {
+  for (int cc : {75, 80, 86, 89, 90, 100, 120}) {
+    EXPECT_TRUE(nvrtc_knows(cc)) << cc;
+    for (const char* dlcm : {"", "cg"}) {
+      EXPECT_FALSE(compile("i * 2", pattern_op::kCopy, "f32", 1, dlcm, nullptr, cc).empty()) << cc;
+    }
+  }
+  EXPECT_FALSE(nvrtc_knows(990));
+  try {
+    compile("i", pattern_op::kRead, "f32", 1, "", nullptr, 990);
+    FAIL() << "compiled for sm_990";
+  } catch (const rtc_compile_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot compile for sm_990"), std::string::npos);
   }
 }
 

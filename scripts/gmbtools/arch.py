@@ -1,0 +1,53 @@
+"""What a run says of its GPU's architecture: whether the suite's facts and model parameters
+were measured there (`gpu_facts` of the context, gmb/arch_facts.hpp), and the DRAM read granule
+the run itself measured from the stride family (docs/gpus.md).
+
+Granule: f32 reads 32 B apart (stride s:8) touch adjacent sectors, so DRAM moves 32 B per
+element whatever its granule; 64 B apart (s:16) DRAM moves one granule (up to 64 B) per
+element. The ratio of their bandwidths is granule / 32: about 2 on an H100 or H200 (64 B).
+"""
+
+from typing import Any
+
+from .results import Median
+
+MEASURED = "measured"
+GRANULE_PAIR = ("stride/f32/read/s:8/ilp:4", "stride/f32/read/s:16/ilp:4")
+SECTOR_BYTES = 32
+
+
+def facts_lines(contexts: dict[str, dict[str, Any]]) -> list[str]:
+    """One line for the top of a summary or report where the GPU's architecture was not
+    measured by the suite; nothing where it was, or for files from before the key existed."""
+    statuses = sorted({str(c["gpu_facts"]) for c in contexts.values() if "gpu_facts" in c})
+    unverified = [s for s in statuses if s != MEASURED]
+    lines = [f"> **Unverified on this GPU:** {s} (see `docs/gpus.md`)." for s in unverified]
+    return lines + [""] if lines else []
+
+
+def measured_granule(medians: dict[str, Median]) -> tuple[int, float] | None:
+    """(granule in bytes, bandwidth ratio s:8 / s:16), or None where the run lacks either."""
+    pair = [medians.get(name) for name in GRANULE_PAIR]
+    if any(m is None or not m.bytes_per_second for m in pair):
+        return None
+    ratio = pair[0].bytes_per_second / pair[1].bytes_per_second
+    # 32 B at a ratio below 1.5, 64 B up to 3, 128 B beyond: the nearest power of two.
+    granule = SECTOR_BYTES if ratio < 1.5 else 2 * SECTOR_BYTES if ratio < 3 else 4 * SECTOR_BYTES
+    return granule, ratio
+
+
+def granule_line(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:
+    """The granule this run measured beside the one its model assumed."""
+    found = measured_granule(medians)
+    if found is None:
+        return []
+    granule, ratio = found
+    assumed = context.get("model_dram_granule_bytes")
+    line = (f"DRAM read granule measured by this run: {granule} B (`{GRANULE_PAIR[0]}` over "
+            f"`{GRANULE_PAIR[1]}`: {ratio:.2f}x)")
+    if assumed is None:
+        return [line + ".", ""]
+    if int(assumed) == granule:
+        return [line + f"; the traffic model assumes {assumed} B.", ""]
+    return [line + f"; **the traffic model assumes {assumed} B**: its `model_dram_bytes` of "
+            "sparse loads are off by that factor on this GPU.", ""]

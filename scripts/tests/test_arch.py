@@ -1,0 +1,80 @@
+"""What a run says of its GPU's architecture (gmbtools/arch.py): the "unverified" line at the
+top of summaries, reports and figure titles where the suite was not measured on the GPU, and
+the DRAM granule each run measures from the stride family."""
+
+import json
+
+from conftest import SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, aggregate, write_gb
+
+from gmbtools import arch, figures, frame, results
+from gmbtools.summary import write_summary
+
+BLACKWELL = ("model parameters for sm_100 are from the Blackwell Tuning Guide and Hopper's "
+             "DRAM granule, not measured")
+
+
+def granule_run(tmp_path, s8_gbs, s16_gbs, assumed="64"):
+    """A file with the two stride benchmarks the granule is measured from."""
+    context = {"date": "2026-01-01T00:00:00+00:00", "model_dram_granule_bytes": assumed}
+    path = write_gb(tmp_path / "default.json", [
+        aggregate(arch.GRANULE_PAIR[0], "median", s8_gbs * 1e9),
+        aggregate(arch.GRANULE_PAIR[1], "median", s16_gbs * 1e9)], context)
+    loaded = results.load(path)
+    return loaded.context, results.median_by_name(loaded.records)
+
+
+def test_granule_is_the_bandwidth_ratio_of_32_and_64_byte_strides(tmp_path):
+    # The H100 reference run's medians (results/nvidia-h100-80gb-hbm3/20261125-120000).
+    context, medians = granule_run(tmp_path, 683.7, 356.6)
+    assert arch.measured_granule(medians) == (64, 683.7 / 356.6)
+    assert arch.granule_line(context, medians)[0] == (
+        "DRAM read granule measured by this run: 64 B (`stride/f32/read/s:8/ilp:4` over "
+        "`stride/f32/read/s:16/ilp:4`: 1.92x); the traffic model assumes 64 B.")
+
+
+def test_a_granule_the_model_does_not_assume_is_called_out(tmp_path):
+    context, medians = granule_run(tmp_path, 600.0, 570.0)  # sparse reads cost no more: 32 B
+    assert arch.measured_granule(medians)[0] == 32
+    line = arch.granule_line(context, medians)[0]
+    assert "measured by this run: 32 B" in line
+    assert "**the traffic model assumes 64 B**" in line and "model_dram_bytes" in line
+
+
+def test_no_granule_without_both_benchmarks(tmp_path):
+    path = write_gb(tmp_path / "default.json",
+                    [aggregate(arch.GRANULE_PAIR[0], "median", 1e11)])
+    assert arch.granule_line({}, results.median_by_name(results.load(path).records)) == []
+
+
+def test_unverified_line_only_where_the_architecture_was_not_measured():
+    assert arch.facts_lines({"default": {"gpu_facts": "measured"}}) == []
+    assert arch.facts_lines({"default": {}}) == []  # files from before the key
+    lines = arch.facts_lines({"default": {"gpu_facts": BLACKWELL},
+                              "ca": {"gpu_facts": BLACKWELL}})
+    assert lines == [f"> **Unverified on this GPU:** {BLACKWELL} (see `docs/gpus.md`).", ""]
+
+
+def test_summary_opens_with_the_unverified_line_and_prints_the_granule(tmp_path):
+    doc = json.loads(SYNTHETIC_DEFAULT.read_text())
+    doc["context"].update({"gpu_facts": BLACKWELL, "gmb_unsupported": "0"})
+    (tmp_path / "default.json").write_text(json.dumps(doc))
+    text = write_summary(tmp_path).path.read_text()
+    assert text.splitlines()[2] == f"> **Unverified on this GPU:** {BLACKWELL} (see `docs/gpus.md`)."
+    assert "| gpu_facts | " + BLACKWELL + " |" in text
+
+    doc["context"].update({"gpu_facts": "measured",
+                           "gmb_unsupported": "4: cp.async (LDGSTS) needs sm_80, this GPU is sm_75"})
+    (tmp_path / "default.json").write_text(json.dumps(doc))
+    text = write_summary(tmp_path).path.read_text()
+    assert "Unverified" not in text
+    assert ("- not run, this GPU lacks what they need: 4: cp.async (LDGSTS) needs sm_80, this GPU"
+            " is sm_75") in text
+
+
+def test_figure_titles_say_when_the_architecture_was_not_measured(tmp_path):
+    medians = frame.medians_frame([results.load(p) for p in SYNTHETIC_FAMILIES.values()])
+    measured = figures.stride(medians.assign(gpu_facts="measured", gpu_cc=9.0))
+    assert "not measured" not in measured.figure.get_suptitle()
+    other = figures.stride(medians.assign(gpu_facts=BLACKWELL, gpu_cc=10.0))
+    assert other.figure.get_suptitle().endswith(
+        "compute capability 10.0: L1 size and model parameters not measured (docs/gpus.md)")
