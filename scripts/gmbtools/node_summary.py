@@ -12,6 +12,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import arch
 from .errors import GmbError
 from .flavors import FLAVORS
 from .results import Results, load_folder, median_by_name
@@ -97,17 +98,20 @@ def write(folder: Path) -> Path:
         "the median of the node's GPUs of its model.", "",
     ]
     flagged: list[str] = []
+    contexts: dict[str, dict] = {}  # for the line on architectures the suite did not measure
     for flavor in FLAVORS:
         table = {}
         for d in node.devices:
             loaded = load_folder(folder / d.folder).get(flavor)
             if isinstance(loaded, Results):
                 table[d] = headlines(loaded)
+                contexts[f"{d.folder}/{flavor}"] = loaded.context
             elif isinstance(loaded, str):
                 flagged.append(f"GPU {d.index} ({flavor}): {loaded}")
         for model in sorted({d.name for d in table}):  # GPUs are compared within a model
             group = {d: v for d, v in table.items() if d.name == model}
             lines += _flavor_table(f"{flavor} · {model}", group, flagged)
+    lines[2:2] = arch.facts_lines(contexts)
     lines += _phase_lines(node.phases)
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
     path = folder / "summary.md"

@@ -356,8 +356,9 @@ def draw(folder: Path, where: explain.Setting,
     ax.set_ylabel(plotkit.GBS_LABEL)
     ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     when = (where.date or "date not recorded")[:16].replace("T", " ")
+    unverified = "".join(f"\n{line}" for line in explain.unverified_line(where))
     body.suptitle(f"Your access patterns\n{where.gpu_name or 'unknown GPU'} · flavor "
-                  f"{where.flavor or 'unknown'} · run {when}", fontsize=11)
+                  f"{where.flavor or 'unknown'} · run {when}{unverified}", fontsize=11)
     plotkit.footnote(body, "Bars: medians of the repetitions (GB/s = 10⁹ B/s read + written). "
                      "Black marks: the model's prediction. Below each bar: the expression "
                      "(element index of thread i), op, word and class; explanation.md says "

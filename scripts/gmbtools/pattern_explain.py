@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import littles_law, results
+from . import arch, littles_law, results
 from .errors import GmbError
 from .naming import element_bytes, split_name
 
@@ -80,6 +80,7 @@ class Setting:
     l2_gbs: float | None = None  # hot reads of a working set within half the L2
     loaded: dict = field(default_factory=dict)  # "read"/"copy" -> littles_law.LoadedCurve
     l2_name: str | None = None
+    facts: str | None = None  # context gpu_facts: "measured", or what is a guide's
 
 
 @dataclass
@@ -156,7 +157,7 @@ def setting(loaded: results.Results,
         sms=int(sms) if (sms := _positive(context.get("gpu_sms"))) else None,
         roof_gbs=roof_gbs, roof_name=roof_name, memcpy_gbs=refs[MEMCPY],
         latency_ns=latency if latency and latency > 0 else None, l2_gbs=l2_gbs, l2_name=l2_name,
-        loaded=loaded)
+        loaded=loaded, facts=context.get("gpu_facts"))
 
 
 def _loaded_curve(medians: dict[str, results.Median], op: str):
@@ -465,9 +466,16 @@ def setting_line(where: Setting) -> str:
     return ", ".join(parts)
 
 
+def unverified_line(where: Setting) -> list[str]:
+    """The line that says the GPU's architecture was not measured by the suite, if so."""
+    if not where.facts or where.facts == arch.MEASURED:
+        return []
+    return [f"Unverified on this GPU: {where.facts} (see docs/gpus.md)"]
+
+
 def text(where: Setting, explanations: list[Explanation]) -> str:
     """What `gmb pattern` prints: the run's references, then each pattern's lines."""
-    out = [setting_line(where)]
+    out = [*unverified_line(where), setting_line(where)]
     for e in explanations:
         out += ["", f"{e.expression}  {shape(e)}", *(f"  {line}" for line in e.lines)]
     return "\n".join(out) + "\n"
@@ -476,7 +484,8 @@ def text(where: Setting, explanations: list[Explanation]) -> str:
 def markdown(where: Setting, explanations: list[Explanation], *commands: str) -> str:
     """explanation.md of a saved run: the commands, a table of all, then each pattern's
     lines."""
-    lines = ["# gmembench pattern", "", setting_line(where) + ".", "",
+    lines = ["# gmembench pattern", "", *(f"> **{line}**" for line in unverified_line(where)),
+             setting_line(where) + ".", "",
              "Commands, run from the repository root:", "", "```sh", *commands, "```", "",
              "| expression | op | word | GB/s | % of peak | predicted | class | like | its GB/s |",
              "|---|---|---|---:|---:|---:|---|---|---:|"]

@@ -35,12 +35,14 @@ def test_concurrent_needs_devices(capsys):
 
 
 def make_node(folder: Path, slow_read: float | None = None,
-              runs: tuple[Path, ...] = tuple(H200_RUNS)) -> Path:
+              runs: tuple[Path, ...] = tuple(H200_RUNS), facts: str | None = None) -> Path:
     """A node folder of real runs' default files; with `slow_read`, GPU 3's reads are divided
-    by it, as a GPU with a slow memory would show."""
+    by it, as a GPU with a slow memory would show; with `facts`, the context's gpu_facts."""
     devices = []
     for index, run in enumerate(runs):
         doc = json.loads((run / "default.json").read_text())
+        if facts:
+            doc["context"]["gpu_facts"] = facts
         uuid = doc["context"]["gpu_uuid"]
         sub = folder / f"gpu{index}-{uuid}"
         sub.mkdir(parents=True)
@@ -82,3 +84,12 @@ def test_gpus_of_different_models_are_compared_within_their_model(tmp_path: Path
     text = node_summary.write(folder).read_text()
     assert "## Flags\n\n- none" in text  # the H100 is not an H200 below the median
     assert text.count("| median |") == 2  # one per model
+
+
+def test_a_node_of_gpus_the_suite_was_not_measured_on_says_so_first(tmp_path: Path):
+    facts = ("model parameters for sm_100 are from the Blackwell Tuning Guide and Hopper's DRAM "
+             "granule, not measured")
+    text = node_summary.write(make_node(tmp_path / "node", facts=facts)).read_text()
+    assert text.splitlines()[2] == f"> **Unverified on this GPU:** {facts} (see `docs/gpus.md`)."
+    measured = node_summary.write(make_node(tmp_path / "other")).read_text()
+    assert "Unverified" not in measured

@@ -3,6 +3,7 @@ benchmark per class, the references, the chase, the built-ins; made-up numbers),
 line it runs, and the CLI against fake binaries that print that file, fail with gmembench's
 one-line error, or are missing; the build path against a fake checkout."""
 
+import dataclasses
 import gzip
 import json
 import os
@@ -237,6 +238,21 @@ def test_text_and_markdown(explained):
            "| 2738 |" in md
     assert "## `(i%32)*32+i/32` (read, f32, k 1, block 256)" in md
     assert "```sh\nscripts/gmb pattern i\n```" in md
+    assert "Unverified" not in text + md  # the fixture has no gpu_facts; an H200's: measured
+
+
+def test_a_gpu_the_suite_was_not_measured_on_is_said_first(explained):
+    where, _ = explained
+    _, explanations = pattern_explain.explain_file(SYNTHETIC)
+    facts = ("model parameters for sm_120 are from the CUDA C++ Programming Guide, compute "
+             "capability 12.x and Hopper's DRAM granule, not measured")
+    other = dataclasses.replace(where, facts=facts)
+    assert pattern_explain.text(other, explanations).startswith(
+        f"Unverified on this GPU: {facts} (see docs/gpus.md)\nNVIDIA H200")
+    md = pattern_explain.markdown(other, explanations, "scripts/gmb pattern i")
+    assert f"> **Unverified on this GPU: {facts} (see docs/gpus.md)**" in md
+    measured = dataclasses.replace(where, facts="measured")
+    assert "Unverified" not in pattern_explain.text(measured, explanations)
 
 
 # --- the command it runs ----------------------------------------------------------------------
