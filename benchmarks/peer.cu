@@ -266,7 +266,6 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
 /// slice k of sliced_copy.
 struct every_nth_tile {
   std::size_t tile, first, every;
-  GMB_HD unsigned slots() const { return 1; }
   GMB_HD std::size_t operator()(std::size_t e, unsigned) const {
     return (first + e / tile * every) * tile + e % tile;
   }
