@@ -1,6 +1,7 @@
 """What a run says of its GPU's architecture: whether the suite's facts and model parameters
-were measured there (`gpu_facts` of the context, gmb/arch_facts.hpp), and the DRAM read granule
-the run itself measured from the stride family (docs/gpus.md).
+were measured there (`gpu_facts` of the context, gmb/arch_facts.hpp), the DRAM read granule
+the run itself measured from the stride family, and whether the theoretical peak held
+(docs/gpus.md).
 
 Granule: f32 reads 32 B apart (stride s:8) touch adjacent sectors, so DRAM moves 32 B per
 element whatever its granule; 64 B apart (s:16) DRAM moves one granule (up to 64 B) per
@@ -51,3 +52,24 @@ def granule_line(context: dict[str, Any], medians: dict[str, Median]) -> list[st
         return [line + f"; the traffic model assumes {assumed} B.", ""]
     return [line + f"; **the traffic model assumes {assumed} B**: its `model_dram_bytes` of "
             "sparse loads are off by that factor on this GPU.", ""]
+
+
+# The in-process references that stream DRAM on a cold L2: neither can beat a true peak.
+PEAK_WITNESSES = ("ref/memcpy_d2d", "ref/memset")
+
+
+def peak_lines(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:
+    """A warning where a DRAM reference measured more than `gpu_peak_gbs` (2 x memory clock x
+    bus width, as the device reports them: checked on Hopper only), i.e. the peak is wrong for
+    this GPU's memory and so is every pct_peak of the run."""
+    try:
+        peak = float(context.get("gpu_peak_gbs", ""))
+    except ValueError:
+        return []
+    over = [(name, m.bytes_per_second / 1e9) for name in PEAK_WITNESSES
+            if (m := medians.get(name)) is not None and m.bytes_per_second
+            and m.bytes_per_second / 1e9 > peak > 0]
+    return [f"**The theoretical peak is wrong for this GPU:** `{name}` measured {gbs:.1f} GB/s, "
+            f"above `gpu_peak_gbs` {peak:.1f} (2 x memory clock x bus width as the device "
+            "reports them); every pct_peak of this run is too high." for name, gbs in over]
+

@@ -78,3 +78,18 @@ def test_figure_titles_say_when_the_architecture_was_not_measured(tmp_path):
     other = figures.stride(medians.assign(gpu_facts=BLACKWELL, gpu_cc=10.0))
     assert other.figure.get_suptitle().endswith(
         "compute capability 10.0: L1 size and model parameters not measured (docs/gpus.md)")
+
+
+def test_a_reference_above_the_theoretical_peak_says_the_peak_is_wrong(tmp_path):
+    context = {"date": "2026-01-01T00:00:00+00:00", "gpu_peak_gbs": "1000.00"}
+    path = write_gb(tmp_path / "default.json", [aggregate("ref/memcpy_d2d", "median", 900e9),
+                                                aggregate("ref/memset", "median", 1100e9)],
+                    context)
+    medians = results.median_by_name(results.load(path).records)
+    assert arch.peak_lines(context, medians) == [
+        "**The theoretical peak is wrong for this GPU:** `ref/memset` measured 1100.0 GB/s, above "
+        "`gpu_peak_gbs` 1000.0 (2 x memory clock x bus width as the device reports them); every "
+        "pct_peak of this run is too high."]
+    assert arch.peak_lines({**context, "gpu_peak_gbs": "1200"}, medians) == []
+    assert arch.peak_lines({}, medians) == []
+
