@@ -451,7 +451,7 @@ int run(int argc, char** argv) {
     ++registered;
   }
   benchmark::AddCustomContext("gmb_default_flavor_only", std::to_string(default_flavor_only));
-  std::string skipped;  // "2 (cp.async (LDGSTS) needs sm_80, this GPU is sm_75)"
+  std::string skipped;  // "4: cp.async (LDGSTS) needs sm_80, this GPU is sm_75; ..."
   int skipped_count = 0;
   for (const auto& [why, count] : unsupported) {
     skipped += (skipped.empty() ? "" : "; ") + std::to_string(count) + ": " + why;
