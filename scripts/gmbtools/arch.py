@@ -73,3 +73,9 @@ def peak_lines(context: dict[str, Any], medians: dict[str, Median]) -> list[str]
             f"above `gpu_peak_gbs` {peak:.1f} (2 x memory clock x bus width as the device "
             "reports them); every pct_peak of this run is too high." for name, gbs in over]
 
+
+def run_lines(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:
+    """What one flavor's file says of the GPU beyond its numbers: the DRAM granule it measured
+    and, where a DRAM reference beat it, that the theoretical peak is wrong."""
+    return [line for line in granule_line(context, medians) if line] + peak_lines(context, medians)
+

@@ -42,6 +42,8 @@ def render(folder: Path, plotted: Plotted) -> str:
         lines += [f"### Flavor `{flavor}`", ""]
         lines += summary.headline_tables(loaded.context, medians,
                                          health.affected(loaded.records))
+        for line in arch.run_lines(loaded.context, medians):
+            lines += [line, ""]
     lines += ["## Figures", ""]
     for spec in plot.FIGURES:
         lines += [f"### {spec.heading}", ""]

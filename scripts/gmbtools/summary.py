@@ -202,8 +202,7 @@ def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> li
     unsupported = str(loaded.context.get("gmb_unsupported", "0"))
     if unsupported != "0":
         lines.append(f"- not run, this GPU lacks what they need: {cell(unsupported)}")
-    lines += [f"- {line}" for line in arch.granule_line(loaded.context, medians) if line]
-    lines += [f"- {line}" for line in arch.peak_lines(loaded.context, medians)]
+    lines += [f"- {line}" for line in arch.run_lines(loaded.context, medians)]
     if flagged:
         lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
     if with_cv:

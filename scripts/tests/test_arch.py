@@ -3,10 +3,11 @@ top of summaries, reports and figure titles where the suite was not measured on 
 the DRAM granule each run measures from the stride family."""
 
 import json
+import shutil
 
 from conftest import SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, aggregate, write_gb
 
-from gmbtools import arch, figures, frame, results
+from gmbtools import arch, figures, frame, report, results
 from gmbtools.summary import write_summary
 
 BLACKWELL = ("model parameters for sm_100 are from the Blackwell Tuning Guide and Hopper's "
@@ -59,11 +60,12 @@ def test_summary_opens_with_the_unverified_line_and_prints_the_granule(tmp_path)
     doc["context"].update({"gpu_facts": BLACKWELL, "gmb_unsupported": "0"})
     (tmp_path / "default.json").write_text(json.dumps(doc))
     text = write_summary(tmp_path).path.read_text()
-    assert text.splitlines()[2] == f"> **Unverified on this GPU:** {BLACKWELL} (see `docs/gpus.md`)."
+    unverified = f"> **Unverified on this GPU:** {BLACKWELL} (see `docs/gpus.md`)."
+    assert text.splitlines()[2] == unverified
     assert "| gpu_facts | " + BLACKWELL + " |" in text
 
-    doc["context"].update({"gpu_facts": "measured",
-                           "gmb_unsupported": "4: cp.async (LDGSTS) needs sm_80, this GPU is sm_75"})
+    skipped = "4: cp.async (LDGSTS) needs sm_80, this GPU is sm_75"
+    doc["context"].update({"gpu_facts": "measured", "gmb_unsupported": skipped})
     (tmp_path / "default.json").write_text(json.dumps(doc))
     text = write_summary(tmp_path).path.read_text()
     assert "Unverified" not in text
@@ -92,4 +94,17 @@ def test_a_reference_above_the_theoretical_peak_says_the_peak_is_wrong(tmp_path)
         "pct_peak of this run is too high."]
     assert arch.peak_lines({**context, "gpu_peak_gbs": "1200"}, medians) == []
     assert arch.peak_lines({}, medians) == []
+
+
+def test_the_report_prints_the_granule_under_each_flavors_headlines(tmp_path):
+    shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "default.json")
+    (tmp_path / "granule").mkdir()
+    granule_run(tmp_path / "granule", 683.4, 356.5)
+    doc = json.loads((tmp_path / "default.json").read_text())
+    stride = json.loads((tmp_path / "granule" / "default.json").read_text())["benchmarks"]
+    doc["benchmarks"] += stride
+    (tmp_path / "default.json").write_text(json.dumps(doc))
+    path, _ = report.write_report(tmp_path)
+    text = path.read_text()
+    assert text.count("DRAM read granule measured by this run: 64 B") == 1
 
