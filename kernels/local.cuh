@@ -46,8 +46,10 @@ inline constexpr unsigned kAllRegisters = 255;
 /// sm_90, sm_100), as a bound of 64 Ki / (256 x regs) blocks of kLocalBlock per SM (8 for 32
 /// registers), the SASS the Hopper results were measured with; elsewhere (1024 or 1536 threads
 /// per SM: 8 such blocks cannot fit and ptxas would ignore the bound) as a register cap.
+/// (__maxnreg__ is CUDA 12.4's: older compilers keep the blocks-per-SM bound everywhere.)
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
-    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030 ||                             \
+    (__CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ < 1204)
 #define GMB_REGISTER_BOUND(regs) __launch_bounds__(kLocalBlock, 65536 / (kLocalBlock * (regs)))
 #else
 #define GMB_REGISTER_BOUND(regs) __maxnreg__(regs)

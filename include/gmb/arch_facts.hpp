@@ -6,41 +6,35 @@
 #include <cstddef>
 #include <string>
 
+#include "gmb/traffic_model.hpp"
+
 namespace gmb {
 
 struct arch_facts {
-  int cc;                       // compute capability x 10: 75, 80, ..., 120
-  const char* family;           // "Turing", "Ampere", ...
-  unsigned l1_shared_kib;       // unified L1 + shared memory of one SM
-  const char* carveout_kib;     // the shared-memory sizes per SM the carve-out chooses from
-  unsigned dram_granule_bytes;  // what one DRAM read moves, in the traffic model
-  bool measured;                // the suite's model was checked on a GPU of this row
-  const char* source;           // where l1_shared_kib and carveout_kib come from
+  int cc;                    // compute capability x 10: 70, 75, 80, ..., 121
+  const char* family;        // "Turing", "Ampere", ...
+  unsigned l1_shared_kib;    // unified L1 + shared memory of one SM
+  const char* carveout_kib;  // the shared-memory sizes per SM the carve-out chooses from
+  bool measured;             // the suite's model was checked on a GPU of this row
+  const char* source;        // where l1_shared_kib and carveout_kib come from
 };
 
-/// Hopper's DRAM granule (64 B) was measured on the H100 and H200 (stride/ and Nsight Compute);
-/// no guide states it for the others, so they carry Hopper's value, unverified: every run
-/// measures it again from the stride family (gmb report prints it; docs/gpus.md).
-inline constexpr unsigned kMeasuredDramGranule = 64;
-
+/// The traffic model's DRAM granule (kDramChunkBytes, 64 B) was measured on the H100 and H200
+/// (stride/ and Nsight Compute); no guide states it for the others, so on them it is Hopper's,
+/// unverified, and every run measures it again from the stride family (docs/gpus.md).
 inline constexpr arch_facts kArchFacts[] = {
-    {75, "Turing", 96, "32,64", kMeasuredDramGranule, false, "Turing Tuning Guide"},
-    {80, "Ampere", 192, "0,8,16,32,64,100,132,164", kMeasuredDramGranule, false,
-     "Ampere Tuning Guide"},
-    {86, "Ampere", 128, "0,8,16,32,64,100", kMeasuredDramGranule, false, "Ampere Tuning Guide"},
-    {87, "Ampere (Orin)", 192, "0,8,16,32,64,100,132,164", kMeasuredDramGranule, false,
-     "CUDA C++ Programming Guide, compute capability 8.x"},
-    {89, "Ada", 128, "0,8,16,32,64,100", kMeasuredDramGranule, false, "Ada Tuning Guide"},
-    {90, "Hopper", 256, "0,8,16,32,64,100,132,164,196,228", kMeasuredDramGranule, true,
-     "Hopper Tuning Guide"},
-    {100, "Blackwell", 256, "0,8,16,32,64,100,132,164,196,228", kMeasuredDramGranule, false,
-     "Blackwell Tuning Guide"},
-    {103, "Blackwell", 256, "0,8,16,32,64,100,132,164,196,228", kMeasuredDramGranule, false,
-     "CUDA C++ Programming Guide, compute capability 10.x"},
-    {120, "Blackwell (GeForce, RTX PRO)", 128, "0,8,16,32,64,100", kMeasuredDramGranule, false,
-     "CUDA C++ Programming Guide, compute capability 12.x"},
-    {121, "Blackwell (GB10)", 128, "0,8,16,32,64,100", kMeasuredDramGranule, false,
-     "CUDA C++ Programming Guide, compute capability 12.x"},
+    {70, "Volta", 128, "0,8,16,32,64,96", false, "Volta Tuning Guide"},
+    {75, "Turing", 96, "32,64", false, "Turing Tuning Guide"},
+    {80, "Ampere", 192, "0,8,16,32,64,100,132,164", false, "Ampere Tuning Guide"},
+    {86, "Ampere", 128, "0,8,16,32,64,100", false, "Ampere Tuning Guide"},
+    {87, "Ampere", 192, "0,8,16,32,64,100,132,164", false, "CUDA C++ Programming Guide"},
+    {89, "Ada", 128, "0,8,16,32,64,100", false, "Ada Tuning Guide"},
+    {90, "Hopper", 256, "0,8,16,32,64,100,132,164,196,228", true, "Hopper Tuning Guide"},
+    {100, "Blackwell", 256, "0,8,16,32,64,100,132,164,196,228", false, "Blackwell Tuning Guide"},
+    {103, "Blackwell", 256, "0,8,16,32,64,100,132,164,196,228", false,
+     "CUDA C++ Programming Guide"},
+    {120, "Blackwell", 128, "0,8,16,32,64,100", false, "CUDA C++ Programming Guide"},
+    {121, "Blackwell", 128, "0,8,16,32,64,100", false, "CUDA C++ Programming Guide"},
 };
 
 /// The row of a compute capability; nullptr for one the table lacks (no guess from a neighbour).
@@ -58,17 +52,16 @@ inline std::size_t unified_l1_shared_per_sm_bytes(int cc_major, int cc_minor) {
   return row ? std::size_t(row->l1_shared_kib) * 1024 : 0;
 }
 
-/// One line for the top of every summary and report: whether the architecture's facts were
-/// measured by the suite, taken from a guide, or unknown.
+/// One line for the top of every summary and report: "measured" where the suite was measured
+/// on the architecture, else what of its facts is a guide's, unknown or Hopper's.
 inline std::string facts_status(int cc_major, int cc_minor) {
   const std::string sm = "sm_" + std::to_string(cc_major * 10 + cc_minor);
   const arch_facts* row = facts_for(cc_major, cc_minor);
-  if (row == nullptr) {
-    return "no facts for " + sm + ": L1 size and model parameters unknown, not measured";
-  }
-  if (row->measured) return "measured";
-  return "model parameters for " + sm + " are from the " + row->source +
-         " and Hopper's DRAM granule, not measured";
+  if (row != nullptr && row->measured) return "measured";
+  const std::string where = row ? std::string(row->family) + ", " + sm : sm;
+  const std::string sizes = row ? std::string("from the ") + row->source : "unknown";
+  return where + " not measured by gmembench: L1 size and carve-out " + sizes +
+         "; the model's DRAM granule is Hopper's (" + std::to_string(kDramChunkBytes) + " B)";
 }
 
 /// What some kernels need of the GPU beyond what every architecture since Turing has.

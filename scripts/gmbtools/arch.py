@@ -4,8 +4,10 @@ the run itself measured from the stride family, and whether the theoretical peak
 (docs/gpus.md).
 
 Granule: f32 reads 32 B apart (stride s:8) touch adjacent sectors, so DRAM moves 32 B per
-element whatever its granule; 64 B apart (s:16) DRAM moves one granule (up to 64 B) per
-element. The ratio of their bandwidths is granule / 32: about 2 on an H100 or H200 (64 B).
+element whatever its granule; 64 B apart (s:16) it moves up to 64 B per element, and 128 B
+apart (s:32) up to 128 B. So bandwidth(s:8) / bandwidth(s:16) is about 2 where the granule is
+64 B or more (1 where it is 32 B), and bandwidth(s:16) / bandwidth(s:32) about 2 where it is
+128 B or more (1 below): on an H100 1.92 and 1.10, 64 B.
 """
 
 from typing import Any
@@ -14,6 +16,7 @@ from .results import Median
 
 MEASURED = "measured"
 GRANULE_PAIR = ("stride/f32/read/s:8/ilp:4", "stride/f32/read/s:16/ilp:4")
+WIDE_STRIDE = "stride/f32/read/s:32/ilp:4"  # tells 64 B from 128 B
 SECTOR_BYTES = 32
 
 
@@ -26,15 +29,23 @@ def facts_lines(contexts: dict[str, dict[str, Any]]) -> list[str]:
     return lines + [""] if lines else []
 
 
+def _gbs(medians: dict[str, Median], name: str) -> float | None:
+    m = medians.get(name)
+    return m.bytes_per_second if m is not None and m.error is None and m.bytes_per_second else None
+
+
 def measured_granule(medians: dict[str, Median]) -> tuple[int, float] | None:
-    """(granule in bytes, bandwidth ratio s:8 / s:16), or None where the run lacks either."""
-    pair = [medians.get(name) for name in GRANULE_PAIR]
-    if any(m is None or not m.bytes_per_second for m in pair):
+    """(granule in bytes, bandwidth ratio s:8 / s:16), or None where the run lacks either. A
+    ratio of 1.5 or more means 64 B or more; then s:16 / s:32 of 1.5 or more means 128 B (a
+    run without s:32 says 64)."""
+    s8, s16, s32 = (_gbs(medians, name) for name in (*GRANULE_PAIR, WIDE_STRIDE))
+    if s8 is None or s16 is None:
         return None
-    ratio = pair[0].bytes_per_second / pair[1].bytes_per_second
-    # 32 B at a ratio below 1.5, 64 B up to 3, 128 B beyond: the nearest power of two.
-    granule = SECTOR_BYTES if ratio < 1.5 else 2 * SECTOR_BYTES if ratio < 3 else 4 * SECTOR_BYTES
-    return granule, ratio
+    ratio = s8 / s16
+    if ratio < 1.5:
+        return SECTOR_BYTES, ratio
+    wide = s32 is not None and s16 / s32 >= 1.5
+    return (4 if wide else 2) * SECTOR_BYTES, ratio
 
 
 def granule_line(context: dict[str, Any], medians: dict[str, Median]) -> list[str]:

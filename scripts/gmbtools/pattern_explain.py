@@ -484,7 +484,8 @@ def text(where: Setting, explanations: list[Explanation]) -> str:
 def markdown(where: Setting, explanations: list[Explanation], *commands: str) -> str:
     """explanation.md of a saved run: the commands, a table of all, then each pattern's
     lines."""
-    lines = ["# gmembench pattern", "", *(f"> **{line}**" for line in unverified_line(where)),
+    lines = ["# gmembench pattern", "",
+             *(item for line in unverified_line(where) for item in (f"> **{line}**", "")),
              setting_line(where) + ".", "",
              "Commands, run from the repository root:", "", "```sh", *commands, "```", "",
              "| expression | op | word | GB/s | % of peak | predicted | class | like | its GB/s |",

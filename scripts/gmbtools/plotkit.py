@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 from PIL import Image  # matplotlib's own dependency
 
+from . import arch
 from .flavors import FLAVORS
 
 GBS_LABEL = "bandwidth (GB/s = 10⁹ B/s)"
@@ -106,7 +107,7 @@ def unverified(medians: pd.DataFrame) -> str:
     its L1 size and model parameters are a guide's, or unknown."""
     if "gpu_facts" not in medians.columns:
         return ""
-    rows = medians.loc[~medians["gpu_facts"].isin(["measured", "None", "nan"])]
+    rows = medians.loc[~medians["gpu_facts"].isin([arch.MEASURED, "None", "nan"])]
     if rows.empty:
         return ""
     cc = str(rows["gpu_cc"].iloc[0]) if "gpu_cc" in rows.columns else "?"

@@ -10,16 +10,17 @@ from conftest import SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, aggregate, write_gb
 from gmbtools import arch, figures, frame, report, results
 from gmbtools.summary import write_summary
 
-BLACKWELL = ("model parameters for sm_100 are from the Blackwell Tuning Guide and Hopper's "
-             "DRAM granule, not measured")
+BLACKWELL = ("Blackwell, sm_100 not measured by gmembench: L1 size and carve-out from the Blackwell "
+             "Tuning Guide; the model's DRAM granule is Hopper's (64 B)")
 
 
-def granule_run(tmp_path, s8_gbs, s16_gbs, assumed="64"):
-    """A file with the two stride benchmarks the granule is measured from."""
+def granule_run(tmp_path, s8_gbs, s16_gbs, assumed="64", s32_gbs=None):
+    """A file with the stride benchmarks the granule is measured from."""
     context = {"date": "2026-01-01T00:00:00+00:00", "model_dram_granule_bytes": assumed}
+    strides = [(arch.GRANULE_PAIR[0], s8_gbs), (arch.GRANULE_PAIR[1], s16_gbs),
+               (arch.WIDE_STRIDE, s32_gbs)]
     path = write_gb(tmp_path / "default.json", [
-        aggregate(arch.GRANULE_PAIR[0], "median", s8_gbs * 1e9),
-        aggregate(arch.GRANULE_PAIR[1], "median", s16_gbs * 1e9)], context)
+        aggregate(name, "median", gbs * 1e9) for name, gbs in strides if gbs], context)
     loaded = results.load(path)
     return loaded.context, results.median_by_name(loaded.records)
 
@@ -31,6 +32,13 @@ def test_granule_is_the_bandwidth_ratio_of_32_and_64_byte_strides(tmp_path):
     assert arch.granule_line(context, medians)[0] == (
         "DRAM read granule measured by this run: 64 B (`stride/f32/read/s:8/ilp:4` over "
         "`stride/f32/read/s:16/ilp:4`: 1.92x); the traffic model assumes 64 B.")
+
+
+def test_128_byte_granule_from_the_wider_stride(tmp_path):
+    # The H100 run's s:32/ilp:4 (322.9 GB/s): 356.5 / 322.9 = 1.10, so 64 B, not 128.
+    assert arch.measured_granule(granule_run(tmp_path, 683.4, 356.5, s32_gbs=322.9)[1])[0] == 64
+    # 128 B apart, a 128-B granule moves 128 B per element: half of s:16's bandwidth.
+    assert arch.measured_granule(granule_run(tmp_path, 683.4, 356.5, s32_gbs=178.0)[1])[0] == 128
 
 
 def test_a_granule_the_model_does_not_assume_is_called_out(tmp_path):

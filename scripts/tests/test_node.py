@@ -87,8 +87,8 @@ def test_gpus_of_different_models_are_compared_within_their_model(tmp_path: Path
 
 
 def test_a_node_of_gpus_the_suite_was_not_measured_on_says_so_first(tmp_path: Path):
-    facts = ("model parameters for sm_100 are from the Blackwell Tuning Guide and Hopper's DRAM "
-             "granule, not measured")
+    facts = ("Blackwell, sm_100 not measured by gmembench: L1 size and carve-out from the "
+             "Blackwell Tuning Guide; the model's DRAM granule is Hopper's (64 B)")
     text = node_summary.write(make_node(tmp_path / "node", facts=facts)).read_text()
     assert text.splitlines()[2] == f"> **Unverified on this GPU:** {facts} (see `docs/gpus.md`)."
     measured = node_summary.write(make_node(tmp_path / "other")).read_text()

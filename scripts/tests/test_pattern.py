@@ -244,8 +244,8 @@ def test_text_and_markdown(explained):
 def test_a_gpu_the_suite_was_not_measured_on_is_said_first(explained):
     where, _ = explained
     _, explanations = pattern_explain.explain_file(SYNTHETIC)
-    facts = ("model parameters for sm_120 are from the CUDA C++ Programming Guide, compute "
-             "capability 12.x and Hopper's DRAM granule, not measured")
+    facts = ("Blackwell, sm_120 not measured by gmembench: L1 size and carve-out from the CUDA "
+             "C++ Programming Guide; the model's DRAM granule is Hopper's (64 B)")
     other = dataclasses.replace(where, facts=facts)
     assert pattern_explain.text(other, explanations).startswith(
         f"Unverified on this GPU: {facts} (see docs/gpus.md)\nNVIDIA H200")

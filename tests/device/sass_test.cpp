@@ -2,6 +2,7 @@
 // no GPU): what -dlcm=ca and -dlcm=cg change and what they leave alone, the explicit cache
 // operators, the read-only path, the on-chip paths, and cp.async where the GPU has it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -61,7 +62,7 @@ std::string sass_text(const std::string& binary, const std::string& arch) {
       run("PATH='" + dir + "':\"$PATH\" '" + tool + "' -sass -arch " + arch + " " + binary);
   EXPECT_EQ(dump.exit_code, 0) << dump.output.substr(0, 500);
   if (dump.exit_code == 0) {
-    const fs::path partial = kept.string() + ".partial";
+    const fs::path partial = kept.string() + ".partial" + std::to_string(::getpid());
     std::ofstream(partial) << dump.output;
     fs::rename(partial, kept, ec);
   }

@@ -67,6 +67,6 @@ def working_set(medians: pd.DataFrame) -> Drawn:
              " " + spread_note(rows) + error_note(rows))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Read bandwidth of a working set read over and over, against its size: the steps"
-        " down mark where it stops fitting in L1 and then in L2 (dashed lines, sizes from the"
-        " device) and DRAM takes over; a non-caching build (cg) has no L1 step, and a small"
+        " down mark where it stops fitting in L1 and then in L2 (dashed lines: the L2 size from"
+        " the device, the L1 from the architecture's tuning guide) and DRAM takes over; a non-caching build (cg) has no L1 step, and a small"
         " L1 carve-out moves the first step to smaller sets."))

@@ -44,7 +44,7 @@ OFFSET = Sweep(
     "offset", "off", 0, True, "Bandwidth vs offset", "offset of the first element (bytes)",
     "Effective bandwidth of coalesced accesses shifted by an offset: a shift that is not a"
     " multiple of the 32-byte sector makes each warp touch one more sector (and 64-byte DRAM"
-    " chunk), which the dashed model line counts.",
+    " chunk, Hopper's granule), which the dashed model line counts.",
 )
 
 
