@@ -8,13 +8,13 @@
 // not threads:, which Google Benchmark appends to names of its own).
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "benchmarks/builders/residency.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/inflight.hpp"
 #include "gmb/naming.hpp"
@@ -134,8 +134,7 @@ sampled_table sample_table(const device_buffer& table, std::size_t threads, unsi
 /// Loads an SM keeps in flight (inflight.hpp): its resident blocks' K loads of the word.
 double resident_bytes_in_flight(const void* kernel, unsigned block, unsigned k,
                                 unsigned word_bytes) {
-  int blocks = 0;
-  GMB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, int(block), 0));
+  const int blocks = resident_blocks(kernel, block, 0);
   return bytes_in_flight_per_sm(launch_shape{block, static_cast<unsigned>(blocks)}, k, word_bytes);
 }
 

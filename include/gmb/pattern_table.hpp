@@ -5,7 +5,6 @@
 // built-in maps are. Also what a person reads about a warp: the step between lanes, the
 // distinct elements per request, the alignment.
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>

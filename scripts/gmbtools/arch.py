@@ -20,18 +20,24 @@ WIDE_STRIDE = "stride/f32/read/s:32/ilp:4"  # tells 64 B from 128 B
 SECTOR_BYTES = 32
 
 
+def unverified(facts: Any) -> bool:
+    """Whether a context's `gpu_facts` says the architecture was not measured (files from
+    before the key, and empty cells of a frame, say nothing)."""
+    return facts not in (None, "", "None", "nan", MEASURED) and facts == facts  # NaN != NaN
+
+
 def facts_lines(contexts: dict[str, dict[str, Any]]) -> list[str]:
     """One line for the top of a summary or report where the GPU's architecture was not
     measured by the suite; nothing where it was, or for files from before the key existed."""
     statuses = sorted({str(c["gpu_facts"]) for c in contexts.values() if "gpu_facts" in c})
-    unverified = [s for s in statuses if s != MEASURED]
-    lines = [f"> **Unverified on this GPU:** {s} (see `docs/gpus.md`)." for s in unverified]
+    unverified_ones = [s for s in statuses if unverified(s)]
+    lines = [f"> **Unverified on this GPU:** {s} (see `docs/gpus.md`)." for s in unverified_ones]
     return lines + [""] if lines else []
 
 
 def _gbs(medians: dict[str, Median], name: str) -> float | None:
     m = medians.get(name)
-    return m.bytes_per_second if m is not None and m.error is None and m.bytes_per_second else None
+    return m.gbs if m is not None else None
 
 
 def measured_granule(medians: dict[str, Median]) -> tuple[int, float] | None:
@@ -77,9 +83,8 @@ def peak_lines(context: dict[str, Any], medians: dict[str, Median]) -> list[str]
         peak = float(context.get("gpu_peak_gbs", ""))
     except ValueError:
         return []
-    over = [(name, m.bytes_per_second / 1e9) for name in PEAK_WITNESSES
-            if (m := medians.get(name)) is not None and m.bytes_per_second
-            and m.bytes_per_second / 1e9 > peak > 0]
+    over = [(name, gbs) for name in PEAK_WITNESSES
+            if (gbs := _gbs(medians, name)) is not None and gbs > peak > 0]
     return [f"**The theoretical peak is wrong for this GPU:** `{name}` measured {gbs:.1f} GB/s, "
             f"above `gpu_peak_gbs` {peak:.1f} (2 x memory clock x bus width as the device "
             "reports them); every pct_peak of this run is too high." for name, gbs in over]

@@ -54,7 +54,6 @@ _OWN_OPTIONS = {"--gmb_pattern_op": "--op", "--gmb_pattern_word": "--word",
                 "--gmb_pattern_k": "--k", "--gmb_pattern_block": "--block",
                 "--gmb_pattern_n": "--n", "--gmb_pattern_bytes": "--bytes",
                 "--gmb_pattern_threads": "--threads"}
-_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a gpu_slug is one plain path component
 # The binary's one-line error, after what the progress line left in front of it: its last
 # redraw and the clearing ("\r", ESC[K) that the message starts with.
 _ERROR_LINE = re.compile(r"(?P<before>(?:.*\r)?(?:\x1b\[K)?)(?P<program>[\w.+-]+): error: "
@@ -110,9 +109,8 @@ def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
              f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/"]
     if compare:
         word = word or "f32"
-        if word in explain.BUILTIN_WORDS:  # a word the built-in families have (no regex in it)
-            family = {"read": "read", "write": "write", None: "read"}.get(op, "copy")
-            names.append(f"{family}/{word}/ilp:1/grid:full$")
+        if twin := explain.coalesced_twin(op or "read", word):  # a word the built-ins have
+            names.append(f"{twin}$")
         gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
                    "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment", "warp/permute_across",
                    "gather/random"]
@@ -284,7 +282,7 @@ def _save(path: Path, loaded: results.Results, where: explain.Setting,
           repo: Path, now: datetime, say: TextIO) -> Path:
     """A new folder (never an old one) with pattern.json.gz, explanation.md and the figure."""
     slug = loaded.context.get("gpu_slug")
-    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
+    if not isinstance(slug, str) or not run.SLUG.fullmatch(slug):
         raise GmbError(f"the run's context has no usable gpu_slug (got {slug!r}); nothing saved")
     root = (options.out or repo / "results").resolve()
     folder = run.make_run_dir(root, slug, now, "-pattern")

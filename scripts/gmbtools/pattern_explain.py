@@ -281,7 +281,7 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
         return ("broadcast", "warp/broadcast",
                 "broadcast: the whole warp takes one element, 1 sector per request")
     if step is not None and abs(abs(step) - 1) < _TOLERANCE:
-        twin = _coalesced_twin(op, word)
+        twin = coalesced_twin(op, word)
         if step < 0:
             return ("reversed", twin, "reversed: consecutive lanes take consecutive elements "
                     "downwards, the same sectors as a coalesced access in the other order")
@@ -335,7 +335,9 @@ def suggestion(kind: str | None, step: float | None, word: str, word_bytes: int 
     return {"scattered": SUGGESTIONS["sort"], "misaligned": SUGGESTIONS["align"]}.get(kind or "")
 
 
-def _coalesced_twin(op: str, word: str) -> str | None:
+def coalesced_twin(op: str, word: str) -> str | None:
+    """The coalesced built-in of the same operation and word (read, write or copy), if the
+    built-in families have the word."""
     if word not in BUILTIN_WORDS:
         return None
     family = {"read": "read", "write": "write"}.get(op, "copy")
@@ -359,7 +361,6 @@ def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
         e.latency_ns = where.latency_ns
     distinct = c.get("pattern_distinct_per_req")
     if where.l2_gbs and e.sectors_per_req and distinct and e.word_bytes:
-        both_ways = 2 if e.op in ("copy", "gather", "scatter") else 1
         useful = min(1.0, distinct * e.word_bytes / (e.sectors_per_req * SECTOR_BYTES))
         e.l2_bound_gbs = both_ways * where.l2_gbs * useful
     bounds = [(v, name) for v, name in ((e.bandwidth_gbs, "bandwidth"),
@@ -468,7 +469,7 @@ def setting_line(where: Setting) -> str:
 
 def unverified_line(where: Setting) -> list[str]:
     """The line that says the GPU's architecture was not measured by the suite, if so."""
-    if not where.facts or where.facts == arch.MEASURED:
+    if not arch.unverified(where.facts):
         return []
     return [f"Unverified on this GPU: {where.facts} (see docs/gpus.md)"]
 
@@ -519,9 +520,7 @@ def _number(value: float | None, form: str = "{:.0f}") -> str:
 
 
 def _gbs(median: results.Median | None) -> float | None:
-    if median is None or median.error is not None or not median.bytes_per_second:
-        return None
-    return median.bytes_per_second / 1e9
+    return median.gbs if median is not None else None
 
 
 def _positive(value: Any) -> float | None:

@@ -107,7 +107,7 @@ def unverified(medians: pd.DataFrame) -> str:
     its L1 size and model parameters are a guide's, or unknown."""
     if "gpu_facts" not in medians.columns:
         return ""
-    rows = medians.loc[~medians["gpu_facts"].isin([arch.MEASURED, "None", "nan"])]
+    rows = medians.loc[medians["gpu_facts"].map(arch.unverified)]
     if rows.empty:
         return ""
     cc = str(rows["gpu_cc"].iloc[0]) if "gpu_cc" in rows.columns else "?"

@@ -82,6 +82,13 @@ class Median:
     cv: float | None  # coefficient of variation of bytes_per_second, as a fraction
     error: str | None  # set when any run of it errored; the numbers are then all None
 
+    @property
+    def gbs(self) -> float | None:
+        """GB/s (10^9 B/s) of a valid run with a rate; None for an error or no rate."""
+        if self.error is not None or not self.bytes_per_second:
+            return None
+        return self.bytes_per_second / 1e9
+
 
 def load(path: str | Path) -> Results:
     """Read and validate one Google Benchmark JSON file."""

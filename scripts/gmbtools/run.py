@@ -45,7 +45,7 @@ _RESERVED = {
 }
 
 # gpu_slug becomes a directory name: keep it to one plain path component.
-_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # a gpu_slug: one plain path component
 
 # Variables that decide which GPU `--device=N` is; recorded in front of each command.
 _DEVICE_ENV = ("CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES")
@@ -472,7 +472,7 @@ def device_info(binary: str, device: int, repo: Path, env: dict[str, str],
     if not isinstance(info, dict):
         raise GmbError(f"{shlex.join(command)} did not print a JSON object")
     slug = info.get("gpu_slug")
-    if not isinstance(slug, str) or not _SLUG.fullmatch(slug):
+    if not isinstance(slug, str) or not SLUG.fullmatch(slug):
         raise GmbError(f"{shlex.join(command)} printed no usable gpu_slug (got {slug!r})")
     return info
 

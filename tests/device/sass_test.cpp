@@ -131,10 +131,20 @@ const std::vector<std::string>& built_archs() {
   return archs;
 }
 
+/// "sm_90" -> 90.
+int sm_number(const std::string& arch) {
+  return std::stoi(arch.substr(3));
+}
+
+/// Whether the architecture has cp.async (LDGSTS): sm_80 and newer.
+bool has_async_copy(const std::string& arch) {
+  return sm_number(arch) >= 80;
+}
+
 /// The scope -dlcm=ca (and ld.ca) gives a load: the SM's L1 (STRONG.SM), named CTA before
 /// sm_80 (sm_75: LDG.E.STRONG.CTA).
 const char* ca_scope(const std::string& arch) {
-  return std::stoi(arch.substr(3)) < 80 ? "CTA" : "SM";
+  return sm_number(arch) < 80 ? "CTA" : "SM";
 }
 
 bool contains(const std::string& s, const std::string& part) {
@@ -146,12 +156,18 @@ std::string mangled_op(const char* op_type, int k) {
   return std::string(op_type) + "E" + std::to_string(k) + "E";
 }
 
+/// Which of the values 0..count-1 of the enum `type` the kernel's template arguments name;
+/// -1 for none.
+int mangled_value(const std::string& name, const char* type, int count) {
+  for (int k = 0; k < count; ++k) {
+    if (contains(name, mangled_op(type, k))) return k;
+  }
+  return -1;
+}
+
 /// Whether a kernel's template arguments name an explicit load operator (cache_op 1..6).
 bool explicit_load(const std::string& name) {
-  for (int k = 1; k < 7; ++k) {
-    if (contains(name, mangled_op("cache_op", k))) return true;
-  }
-  return false;
+  return mangled_value(name, "cache_op", 7) >= 1;
 }
 
 /// Kernels whose global loads -dlcm cannot change: CUB's reduction (ld.global.nc, built once
@@ -160,17 +176,13 @@ bool explicit_load(const std::string& name) {
 /// path of `const __restrict__` pointers (LDG.E.CONSTANT), and the other paths' families,
 /// compiled once for every flavor (namespace gmb::built_once).
 bool loads_outside_dlcm(const std::string& name, const std::string& arch) {
-  const bool async_copy = std::stoi(arch.substr(3)) >= 80;
-  return contains(name, "3cub") || (async_copy && contains(name, "transpose_rungE9E")) ||
+  return contains(name, "3cub") || (has_async_copy(arch) && contains(name, "transpose_rungE9E")) ||
          contains(name, "restrict_xor_reads") || contains(name, "10built_once");
 }
 
 /// Whether a kernel's template arguments name an explicit store operator (store_op 1..3).
 bool explicit_store(const std::string& name) {
-  for (int k = 1; k < 4; ++k) {
-    if (contains(name, mangled_op("store_op", k))) return true;
-  }
-  return false;
+  return mangled_value(name, "store_op", 4) >= 1;
 }
 
 class EveryFlavorSass : public ::testing::TestWithParam<std::string> {};
@@ -364,10 +376,7 @@ TEST(OnChipSass, TextureKernelsFetchAndStoreThroughTheirPath) {
     SCOPED_TRACE(arch);
     std::vector<int> reads(5, 0), writes(6, 0);
     for (const auto& [name, sass] : built_once_kernels("default", arch, "texture_read")) {
-      int path = -1;
-      for (int k = 0; k < 5; ++k) {
-        if (contains(name, mangled_op("texture_path", k))) path = k;
-      }
+      const int path = mangled_value(name, "texture_path", 5);
       ASSERT_GE(path, 0) << name;
       ++reads[path];
       EXPECT_FALSE(sass->stores.empty()) << name;  // out[t]: a plain store
@@ -402,13 +411,11 @@ TEST(OnChipSass, ConstantKernelsReadTheConstantBankWithARegisterIndex) {
     SCOPED_TRACE(arch);
     std::vector<int> seen(3, 0);
     for (const auto& [name, sass] : built_once_kernels("default", arch, "constant_read")) {
-      int path = -1;
-      for (int k = 0; k < 3; ++k) {
-        if (contains(name, mangled_op("constant_path", k))) path = k;
-      }
+      const int path = mangled_value(name, "constant_path", 3);
       ASSERT_GE(path, 0) << name;
       ++seen[path];
-      // The user's __constant__ data sits in bank 3 on sm_90 (kernel parameters in bank 0):
+      // The user's __constant__ data sits in bank 3 (kernel parameters in bank 0) on every
+      // architecture of the build:
       // LDC with a per-thread register index, the instruction the serialization curve measures.
       const std::size_t indexed = std::count_if(
           sass->other.begin(), sass->other.end(),
@@ -485,7 +492,7 @@ TEST(FeatureSass, AsyncCopyTileComesByLdgstsFromAmpereOn) {
   GMB_REQUIRE_CUOBJDUMP();
   for (const std::string& arch : built_archs()) {
     SCOPED_TRACE(arch);
-    const bool has = std::stoi(arch.substr(3)) >= 80;
+    const bool has = has_async_copy(arch);
     std::size_t async_kernels = 0;
     for (const auto& [name, sass] : sass_of("default", arch)) {
       if (!contains(name, "transpose_tiled")) continue;
