@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,10 @@
 #include "gmb/name_filter.hpp"
 #include "gmb/peer_link.hpp"
 #include "gmb/peer_scope.hpp"
+#include "gmb/result_file.hpp"
 #include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
+#include "gmb/stop_signal.hpp"
 #include "gmb/traffic_model.hpp"
 
 namespace {
@@ -69,6 +72,9 @@ struct options {
   gmb::peer_scope peer = gmb::peer_scope::kAll;  // --gmb_peer=all|skip|only
   gmb::pattern_options pattern;            // --gmb_pattern=EXPR (repeatable) and --gmb_pattern_*
   std::vector<std::string> pattern_flags;  // the --gmb_pattern_* flags given
+  std::string skip_list;                   // --gmb_skip_list=FILE: names not to run
+  std::string out;                         // --benchmark_out, as Google Benchmark reads it
+  std::string out_format = "json";         // --benchmark_out_format
 };
 
 /// Whether this binary is a caching build (ca, cg): cases whose kernels compile alike in every
@@ -109,6 +115,11 @@ void print_usage() {
       "                      (peer/, ref/memcpy_peer), or only those\n"
       "  --gmb_info          print the GPU's description as JSON and exit (with the NVLinks\n"
       "                      as NVML reports them)\n"
+      "  --gmb_skip_list=FILE  do not run the benchmarks named in FILE, one per line (what\n"
+      "                      gmb run --resume passes: the ones a stopped run finished)\n"
+      "A first SIGINT, SIGTERM or SIGHUP stops the run after the benchmark in progress is\n"
+      "abandoned: the output file keeps every finished benchmark, with context gmb_interrupted,\n"
+      "and the exit status is 128 + the signal's number; a second signal ends it at once.\n"
       "--benchmark_filter=REGEX selects by the names --benchmark_list_tests prints, with or\n"
       "without their '/manual_time'. Google Benchmark's flags follow.\n\n");
 }
@@ -178,6 +189,8 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   rest = {argv[0]};
   // Google Benchmark also reads its flags from the environment: those are the user's too.
   if (const char* f = std::getenv("BENCHMARK_FILTER")) opt.filter = f;
+  if (const char* o = std::getenv("BENCHMARK_OUT")) opt.out = o;
+  if (const char* f = std::getenv("BENCHMARK_OUT_FORMAT")) opt.out_format = f;
   opt.user_min_time = std::getenv("BENCHMARK_MIN_TIME") != nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -225,6 +238,8 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
       const auto scope = gmb::parse_peer_scope(*p);
       if (!scope) throw fatal_error{"--gmb_peer: '" + *p + "' is not all, skip or only"};
       opt.peer = *scope;
+    } else if (auto k = value_of("--gmb_skip_list")) {
+      opt.skip_list = *k;
     } else if (arg == "--gmb_every_flavor") {
       opt.every_flavor = true;
     } else if (auto e = value_of("--gmb_pattern")) {
@@ -236,6 +251,8 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
     } else {
       if (arg == "--help" || arg == "-h") print_usage();
       if (arg.rfind("--benchmark_min_time", 0) == 0) opt.user_min_time = true;
+      if (arg.rfind("--benchmark_out=", 0) == 0) opt.out = arg.substr(16);
+      if (arg.rfind("--benchmark_out_format=", 0) == 0) opt.out_format = arg.substr(23);
       rest.push_back(argv[i]);
     }
   }
@@ -252,6 +269,75 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   static char run_all[] = "--benchmark_filter=.";
   rest.push_back(run_all);
   return opt;
+}
+
+/// The names of --gmb_skip_list=FILE, one per line, with or without "/manual_time".
+std::set<std::string> read_skip_list(const std::string& path) {
+  std::set<std::string> names;
+  if (path.empty()) return names;
+  std::ifstream in(path);
+  if (!in) throw fatal_error{"--gmb_skip_list: cannot read '" + path + "'"};
+  const std::string suffix = gmb::kTimeSuffix;
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.size() > suffix.size() &&
+        line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      line.resize(line.size() - suffix.size());
+    }
+    if (!line.empty()) names.insert(line);
+  }
+  return names;
+}
+
+/// The exit status of a run whose output file could not be written (sysexits' EX_IOERR).
+constexpr int kWriteFaultStatus = 74;
+
+/// Runs what was registered; a stop (signal, write fault) leaves the output file closed and
+/// holding every finished benchmark. Returns the exit status: 0, 128 + the signal's number, or
+/// kWriteFaultStatus.
+int run_registered(const options& opt, int registered) {
+  std::string write_fault;
+  auto on_fault = [&write_fault](const std::string& why) {
+    write_fault = why;
+    gmb::request_stop();
+  };
+  gmb::kept_reporter display(benchmark::CreateDefaultDisplayReporter(), gmb::was_abandoned);
+  std::unique_ptr<gmb::kept_reporter> file;
+  if (!opt.out.empty()) {
+    if (auto inner = gmb::file_reporter_for(opt.out_format)) {
+      file = std::make_unique<gmb::kept_reporter>(std::move(inner), gmb::was_abandoned, on_fault);
+    }
+  }
+  gmb::catch_stop_signals();
+  if (file) {
+    benchmark::RunSpecifiedBenchmarks(&display, file.get());
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&display);
+  }
+  const int sig = gmb::stop_signal();
+  if (!write_fault.empty()) {  // its own status, so gmb run stops instead of trying the next
+    std::fprintf(stderr,
+                 "gmembench: error: cannot write '%s' (%s): stopped after %d of %d benchmarks; "
+                 "the file holds those written before\n",
+                 opt.out.c_str(), write_fault.c_str(), file->kept(), registered);
+    return kWriteFaultStatus;
+  }
+  if (sig == 0) return 0;
+  const int kept = file ? file->kept() : display.kept();
+  const std::string last = file ? file->last() : display.last();
+  const std::string what = gmb::signal_name(sig) + " after " + std::to_string(kept) + " of " +
+                           std::to_string(registered) + " benchmarks" +
+                           (last.empty() ? "" : " (last finished: " + last + ")");
+  if (file && opt.out_format == "json") {
+    try {
+      gmb::add_json_context(opt.out, {{"gmb_interrupted", what}});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gmembench: warning: %s\n", e.what());
+    }
+  }
+  std::fprintf(stderr, "gmembench: interrupted by %s%s\n", what.c_str(),
+               opt.out.empty() ? "" : ("; the finished ones are in " + opt.out).c_str());
+  return 128 + sig;
 }
 
 /// Fails with a clear message when there is no usable GPU or the binary has no code for it.
@@ -402,6 +488,7 @@ int run(int argc, char** argv) {
     throw fatal_error{std::string("--benchmark_filter: ") + e.what()};
   }
 
+  const std::set<std::string> skip = read_skip_list(opt.skip_list);
   const gmb::device_info device = open_device(opt.device);
   gmb::set_peer_options({opt.peer_partner, opt.peer == gmb::peer_scope::kSkip});
   opt.pattern.dlcm = GMB_DLCM;  // this build's, for the kernels NVRTC compiles
@@ -431,11 +518,15 @@ int run(int argc, char** argv) {
   for (const auto& [key, value] : context) benchmark::AddCustomContext(key, value);
   gmb::registration_options registration;
   registration.profile = opt.profile;
-  int registered = 0, default_flavor_only = 0;
+  int registered = 0, default_flavor_only = 0, listed = 0;
   std::map<std::string, int> unsupported;  // why -> benchmarks this GPU cannot run
   for (auto& c : gmb::all_cases(env, opt.sweep)) {
     if (!filter.selects(c.name) || (opt.screen && !gmb::in_screen(c.name)) ||
         !gmb::in_peer_scope(opt.peer, c.name)) {
+      continue;
+    }
+    if (skip.count(c.name) != 0) {
+      ++listed;
       continue;
     }
     const std::string why = gmb::unsupported_reason(c.needs, device.cc_major, device.cc_minor);
@@ -451,6 +542,8 @@ int run(int argc, char** argv) {
     ++registered;
   }
   benchmark::AddCustomContext("gmb_default_flavor_only", std::to_string(default_flavor_only));
+  benchmark::AddCustomContext("gmb_benchmarks", std::to_string(registered));
+  if (!opt.skip_list.empty()) benchmark::AddCustomContext("gmb_skip_list", std::to_string(listed));
   std::string skipped;  // "4: cp.async (LDGSTS) needs sm_80, this GPU is sm_75; ..."
   int skipped_count = 0;
   for (const auto& [why, count] : unsupported) {
@@ -478,6 +571,10 @@ int run(int argc, char** argv) {
                       (p.device < 0 ? " (no partner: " + p.reason + ")"
                                     : " matched the filter '" + opt.filter + "'")};
   }
+  if (registered == 0 && listed > 0) {
+    throw fatal_error{"--gmb_skip_list: every benchmark the filter '" + opt.filter +
+                      "' selects is listed in '" + opt.skip_list + "': nothing left to run"};
+  }
   if (registered == 0) throw fatal_error{"no benchmark matched the filter '" + opt.filter + "'"};
   if (default_flavor_only > 0) {
     env.console().message("gmembench: note: " + std::to_string(default_flavor_only) +
@@ -490,7 +587,8 @@ int run(int argc, char** argv) {
   env.watch_health(std::move(monitor));
   if (opt.progress_label) env.console().enable_progress(*opt.progress_label, registered);
 
-  benchmark::RunSpecifiedBenchmarks();
+  const int status = run_registered(opt, registered);
+  gmb::default_stop_signals();
   benchmark::Shutdown();
   env.console().finish();
   env.release_held();
@@ -506,6 +604,7 @@ int run(int argc, char** argv) {
                  "JSON)\n",
                  env.flagged().size(), registered, gmb::health::describe(all).c_str());
   }
+  if (status != 0) return status;
   if (gmb::failed_benchmarks() > 0) {
     throw fatal_error{std::to_string(gmb::failed_benchmarks()) +
                       " benchmark(s) failed (wrong result or CUDA error; see the output above" +

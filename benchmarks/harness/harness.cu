@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gmb/sizing.hpp"
+#include "gmb/stop_signal.hpp"
 
 namespace gmb {
 
@@ -25,6 +26,21 @@ void record_failure(benchmark::State& state, const std::string& name, const std:
     failed_names().insert(name);
   }
   state.SkipWithError(why.c_str());
+}
+
+/// Benchmarks a stop abandoned or skipped: the output files leave them out (kept_reporter).
+std::set<std::string>& abandoned_names() {
+  static std::set<std::string> names;
+  return names;
+}
+
+/// Ends the benchmark for a stop (gmb/stop_signal.hpp); inside the state loop, break after it.
+void abandon(benchmark::State& state, const std::string& name) {
+  {
+    const std::lock_guard<std::mutex> lock(g_failed_mutex);
+    abandoned_names().insert(name);
+  }
+  state.SkipWithError("abandoned: the run was stopped");
 }
 
 device_info select_device(int device) {
@@ -221,6 +237,7 @@ std::string run_untimed(environment& env, const bench_case& c, int launches,
 /// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
 /// timed together: the iteration time covers all of them, and so do the bytes.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
+  if (stop_requested()) return abandon(state, c.name);
   const int launches =
       c.launches_per_iteration > 0 ? c.launches_per_iteration : env.launches_per_iteration();
   env.console().started(c.name);
@@ -245,7 +262,15 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     }
     if (!c.cold_l2) c.launch(env);  // hot benchmarks start hot, not with what prepare left
     if (env.health()) env.health()->begin();
-    for (auto _ : state) state.SetIterationTime(timed_iteration(env, c, launches));
+    bool stopped = false;
+    for (auto _ : state) {
+      if ((stopped = stop_requested())) {  // abandoned within one iteration of the stop
+        abandon(state, c.name);
+        break;
+      }
+      state.SetIterationTime(timed_iteration(env, c, launches));
+    }
+    if (stopped) return;
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
     if (env.health()) {
@@ -270,6 +295,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
 }
 
 void run_profiled(benchmark::State& state, environment& env, const bench_case& c) {
+  if (stop_requested()) return abandon(state, c.name);
   try {
     const release_guard guard(env, c);
     c.prepare(env);
@@ -290,6 +316,11 @@ void register_case(environment& env, bench_case c, const registration_options& o
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   // Nothing else per benchmark: Google Benchmark would append it to the name.
   if (options.profile) b->Iterations(1)->Repetitions(1);
+}
+
+bool was_abandoned(const std::string& name) {
+  const std::lock_guard<std::mutex> lock(g_failed_mutex);
+  return abandoned_names().count(name) != 0;
 }
 
 int failed_benchmarks() {

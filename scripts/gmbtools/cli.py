@@ -108,7 +108,12 @@ FLEET_STEPS = (
         "with fleet.json and job.sbatch (one task per GPU on every node), and submit it with "
         "sbatch; inside an allocation (SLURM_JOB_ID set) run the tasks with srun instead. Each "
         "task writes <host>/<gpu-uuid>/ with status.json and screen.json. Extra --sbatch-arg "
-        "values go into the batch script.",
+        "values go into the batch script. --partition, --time and --sbatch-arg are checked "
+        "first: a control character (newline, tab, ...), a time Slurm would not parse or an "
+        "--sbatch-arg that is not an option is refused before anything is built, written or "
+        "submitted. The job asks Slurm for SIGTERM 120 s before its time limit (--signal; a "
+        "quarter of a limit under 8 minutes), so each task stops its screen and reports it as "
+        "interrupted.",
         c.fleet_submit_arguments, c.fleet_submit_handler),
     Command(
         "task", "(run by Slurm) screen this task's GPU",

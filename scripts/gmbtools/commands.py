@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import stopping
 from .errors import GmbError
 from .flavors import FLAVORS
 from .repo import find_repo
@@ -28,6 +29,16 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
                           "loaded node runs, then the peer family one GPU at a time")
     run.add_argument("--flavors", default=",".join(FLAVORS), metavar="LIST",
                      help=f"comma-separated flavors to run (default {','.join(FLAVORS)})")
+    run.add_argument("--stall-timeout", type=_non_negative_seconds, metavar="S",
+                     default=stopping.DEFAULT_STALL_TIMEOUT_S,
+                     help="end a benchmark binary whose results file has not grown for S "
+                          "seconds, name its benchmark as stalled and go on with the next "
+                          f"(default {stopping.DEFAULT_STALL_TIMEOUT_S:.0f}; 0: never)")
+    run.add_argument("--resume", type=Path, metavar="DIR",
+                     help="run only what the stopped run in DIR (a results or node folder) did "
+                          "not finish, with the options it recorded, and write its summary")
+    run.add_argument("--force", action="store_true",
+                     help="with --resume: resume on another GPU or with another build")
     _build_and_results_options(run, repetitions=5)
 
 
@@ -166,6 +177,17 @@ def _build_and_results_options(parser: argparse.ArgumentParser, repetitions: int
 def run_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     from . import run
 
+    if args.resume is not None:
+        given = [flag for flag, value in (
+            ("--device", args.device != 0), ("--devices", args.devices),
+            ("--concurrent", args.concurrent), ("--flavors", args.flavors != ",".join(FLAVORS)),
+            ("--repetitions", args.repetitions != 5), ("--preset", args.preset),
+            ("--out", args.out), ("--cuda-archs", args.cuda_archs), ("options", extra)) if value]
+        if given:
+            raise GmbError(f"--resume runs with the options the run recorded; leave out "
+                           f"{', '.join(given)}", 2)
+    elif args.force:
+        raise GmbError("--force goes with --resume", 2)
     options = run.Options(
         device=args.device,
         flavors=run.parse_flavors(args.flavors),
@@ -177,6 +199,9 @@ def run_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
         cuda_archs=args.cuda_archs,
         devices=args.devices,
         concurrent=args.concurrent,
+        stall_timeout=args.stall_timeout,
+        resume=args.resume,
+        force=args.force,
     )
     if args.concurrent and not args.devices:
         raise GmbError("--concurrent needs --devices (all, or a list like 0,1)", 2)
@@ -378,6 +403,16 @@ def _non_negative(text: str) -> int:
 
 def _positive(text: str) -> int:
     return _int_at_least(text, 1)
+
+
+def _non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
+    return value
 
 
 def _int_at_least(text: str, minimum: int) -> int:

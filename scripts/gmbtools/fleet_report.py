@@ -3,8 +3,9 @@
 Each GPU's screening benchmarks are divided by the median of the GPUs of the same model in the
 job (a latency the other way round), so 1.0 is the fleet's typical GPU and 0.9 is 10% worse;
 a GPU more than 5% worse than its fleet on any of them is an outlier. Tasks that failed, timed
-out, never finished, never started or wrote unreadable JSON are listed with their reason,
-never dropped. Writes DIR/report.md, DIR/fleet.csv and, with matplotlib, DIR/fleet.png.
+out, were interrupted (a stop signal: the warning before the job's time limit), never finished,
+never started or wrote unreadable JSON are listed with their reason, never dropped. Writes
+DIR/report.md, DIR/fleet.csv and, with matplotlib, DIR/fleet.png.
 """
 
 import csv
@@ -41,7 +42,7 @@ class Task:
     rank: int | None
     gpu_uuid: str | None
     gpu_name: str | None
-    state: str  # ok, failed, timeout, unfinished, corrupt, missing
+    state: str  # ok, failed, timeout, interrupted, unfinished, corrupt, missing
     error: str | None
     metrics: dict[str, Metric] = field(default_factory=dict)
 
@@ -155,7 +156,7 @@ def render(data: Fleet, figure: str | None) -> str:
         f"- GPUs screened: {len(ok)} of {m.tasks}",
         f"- outliers (a benchmark below {OUTLIER_BELOW:.2f} x its fleet's median): "
         f"{sum(1 for t in ok if data.outliers(t))}",
-        f"- tasks failed, unfinished or missing: {len(data.problems)}", "",
+        f"- tasks failed, interrupted, unfinished or missing: {len(data.problems)}", "",
     ]
     if ok:
         lines += ["## Each GPU against its fleet", "",

@@ -54,6 +54,19 @@ def load_state(folder: Path, flavor: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def merge_states(folder: Path, into: str, part: str) -> None:
+    """A continuation's health file merged into the flavor's: the start of the first, the end
+    of the last, every flagged benchmark of both; the part's file is removed."""
+    first, last = load_state(folder, into), load_state(folder, part)
+    if last is None:
+        return
+    if first is not None:
+        last = {**last, "start": first.get("start", last.get("start")),
+                "flagged": {**first.get("flagged", {}), **last.get("flagged", {})}}
+    (folder / health_file(into)).write_text(json.dumps(last, indent=2) + "\n", encoding="utf-8")
+    (folder / health_file(part)).unlink()
+
+
 def section(contexts: dict[str, dict[str, Any]], flagged: dict[str, dict[str, int]],
             states: dict[str, dict[str, Any] | None]) -> list[str]:
     """summary.md's `## Run health`: whether NVML watched, the state at the start and the end,

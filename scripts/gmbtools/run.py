@@ -7,9 +7,16 @@ A node run with --concurrent runs each GPU's local families at once (`--gmb_peer
 the peer family GPU by GPU (`--gmb_peer=only`), so no two peer benchmarks share a link; the
 peer part's benchmarks are merged into each flavor's file.
 
+A run survives the real world (stopping.py, partial.py): a stop signal is passed on to the
+binary, which closes its file; gmb then writes run_info.json and summary.md saying so and exits
+128 + N; `--resume DIR` runs what is missing. A binary whose file has not grown for
+--stall-timeout seconds is ended, its benchmark named as stalled, and the flavor goes on with
+the next one.
+
 Standard library only: GPU machines may have no network and no pandas.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -23,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import health, node_summary, packing, runinfo, summary
+from . import health, node_summary, packing, partial, runinfo, stopping, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
 from .repo import find_repo
@@ -53,6 +60,7 @@ _DEVICE_ENV = ("CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES")
 # Benchmarks that touch another GPU (the naming contract): what --gmb_peer=skip|only splits.
 PEER_PREFIXES = ("peer/", "ref/memcpy_peer")
 PEER_PART = "-peer"  # <flavor>-peer.json: the peer part of a concurrent node run, until merged
+CONTINUATION = "-continued"  # <flavor>-continued.json: after a stall or for --resume, until merged
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,21 @@ class Options:
     cuda_archs: str | None = None  # e.g. "80;90": CMAKE_CUDA_ARCHITECTURES instead of the preset's
     devices: str | None = None  # "all" or "0,2": every named GPU, a folder each (a node run)
     concurrent: bool = False  # the node's GPUs all at once, as a loaded node runs
+    stall_timeout: float = stopping.DEFAULT_STALL_TIMEOUT_S  # 0: no watchdog
+    resume: Path | None = None  # a stopped run's folder: run only what it misses
+    force: bool = False  # resume on another GPU or build
+
+
+# What --resume takes from the stopped run's run_info.json (the rest is the new command's).
+RECORDED = ("device", "flavors", "repetitions", "preset", "passthrough", "cuda_archs", "devices",
+            "concurrent", "stall_timeout")
+
+# The stop of this gmb process: its signals are caught while benchmarks run (run()).
+_stopper = stopping.Stopper()
+# gmembench's exit status when it cannot write its file (EX_IOERR): the folder is full or
+# gone, so the run stops there; _write_faults names the files.
+WRITE_FAULT_STATUS = 74
+_write_faults: list[str] = []
 
 
 def parse_flavors(text: str) -> tuple[str, ...]:
@@ -165,8 +188,11 @@ def choose_preset(override: str | None) -> str:
 
 def run(options: Options, repo: Path | None = None) -> Path:
     """Do the whole run; return the results folder. Raises GmbError after writing the summary
-    when a flavor failed, so the shell sees a non-zero status."""
+    when a flavor failed or the run was stopped, so the shell sees a non-zero status."""
+    global _stopper
     repo = repo or find_repo()
+    if options.resume:
+        return resume(options, repo)
     check_node_options(options)
     env = device_env()
     devices = resolve_devices(options.devices, env) if options.devices else [options.device]
@@ -177,15 +203,141 @@ def run(options: Options, repo: Path | None = None) -> Path:
     results_root = (options.out or repo / "results").resolve()
     folder = make_run_dir(results_root, infos[devices[0]]["gpu_slug"], datetime.now())
     print(f"gmb: results folder {folder}", flush=True)
-    if not options.devices:
-        problems = _run_device(folder, options.device, binaries, options, preset, repo, env,
-                               sys.stderr.isatty())
-    else:
-        problems = _run_node(folder, devices, infos, binaries, options, preset, repo, env)
+    with stopping.Stopper() as _stopper:
+        if not options.devices:
+            record = _start_record(options, preset, infos[options.device])
+            runinfo.save(record, folder)
+            problems = _run_device(folder, options.device, binaries, options, preset, repo, env,
+                                   sys.stderr.isatty(), record)
+        else:
+            problems = _run_node(folder, devices, infos, binaries, options, preset, repo, env)
+    return _ended(folder, problems)
+
+
+def _ended(folder: Path, problems: list[str]) -> Path:
+    """The last line names the folder; a stop or a problem becomes gmb's exit status."""
     print(folder, flush=True)
+    if _write_faults:
+        raise GmbError(f"cannot write {', '.join(_write_faults)} (the disk is full or the folder "
+                       f"is gone; the binary's line above says which); every file written "
+                       f"before is kept in {folder}")
+    if _stopper.stopped:
+        raise GmbError(f"interrupted by {_stopper.name}: the finished benchmarks are in {folder}"
+                       f" (scripts/gmb run --resume {folder} runs the rest)",
+                       128 + _stopper.signal)
     if problems:
         raise GmbError(f"{'; '.join(problems)} (results in {folder})")
     return folder
+
+
+def _start_record(options: Options, preset: str, info: dict[str, Any],
+                  record: RunInfo | None = None) -> RunInfo:
+    """The run record as a run (or a resume) starts: written before any benchmark runs, so
+    even a run killed outright can be resumed with its own options."""
+    part = runinfo.Part(command=options.gmb_command, started=datetime.now().isoformat(
+        timespec="seconds"), gpu_uuid=str(info.get("gpu_uuid", "unknown")),
+        git_sha=str(info.get("git_sha", "unknown")))
+    if record is not None:
+        return dataclasses.replace(record, parts=[*record.parts, part])
+    recorded = {key: getattr(options, key) for key in RECORDED}
+    recorded["flavors"] = list(options.flavors)
+    recorded["passthrough"] = list(options.passthrough)
+    return RunInfo(gmb_command=options.gmb_command, preset=preset, options=recorded,
+                   parts=[part])
+
+
+def resume(options: Options, repo: Path) -> Path:
+    """`gmb run --resume DIR`: run what a stopped run (or node run) did not finish, with the
+    options it recorded, into the same folder, GPU by GPU; then its summary and figures as if
+    it had not stopped. Refuses another GPU or build unless --force."""
+    global _stopper
+    folder = Path(options.resume or ".").resolve()
+    if not folder.is_dir():
+        raise GmbError(f"--resume: {folder}: no such folder", 2)
+    node = node_summary.load_node(folder) if (folder / node_summary.NODE_FILE).exists() else None
+    subfolders = [(d.index, folder / d.folder) for d in node.devices] if node else [(None, folder)]
+    records = {sub: runinfo.load(sub) for _, sub in subfolders}
+    first = records[subfolders[0][1]]
+    if first is None or not first.options:
+        raise GmbError(f"--resume: {subfolders[0][1]} has no run_info.json with the options of "
+                       "its run (not made by this gmb run); start a new run instead", 2)
+    recorded = first.options
+    resumed = dataclasses.replace(
+        options, resume=None, flavors=tuple(recorded["flavors"]),
+        repetitions=int(recorded["repetitions"]), passthrough=tuple(recorded["passthrough"]),
+        cuda_archs=recorded.get("cuda_archs"), device=int(recorded["device"]),
+        stall_timeout=float(recorded.get("stall_timeout") or 0), concurrent=False)
+    env = device_env()
+    preset = build(repo, env, first.preset, resumed.cuda_archs,
+                   [BINARIES[flavor] for flavor in resumed.flavors])
+    binaries = {flavor: f"build/{preset}/{BINARIES[flavor]}" for flavor in resumed.flavors}
+    print(f"gmb: resuming {folder}", flush=True)
+    problems = []
+    with stopping.Stopper() as _stopper:
+        for index, sub in subfolders:
+            if _stopper.stopped:
+                break
+            device = resumed.device if index is None else index
+            info = device_info(binaries[resumed.flavors[0]], device, repo, env)
+            record = records[sub]
+            if record is None:
+                raise GmbError(f"--resume: {sub} has no run_info.json", 2)
+            _check_same(sub, record, info, options.force)
+            done = _missing(sub, device, binaries, resumed, repo, env)
+            record = _start_record(resumed, preset, info, record)
+            runinfo.save(record, sub)
+            found = _run_device(sub, device, binaries, resumed, preset, repo, env,
+                                sys.stderr.isatty(), record, done=done)
+            problems += [f"GPU {index}: {p}" for p in found] if node else found
+        if node:
+            print(f"gmb: wrote {node_summary.write(folder)}", flush=True)
+    return _ended(folder, problems)
+
+
+def _check_same(folder: Path, record: RunInfo, info: dict[str, Any], force: bool) -> None:
+    """A resume measures on the GPU and with the build of the run it completes."""
+    if not record.parts or force:
+        return
+    last = record.parts[-1]
+    for what, was, now in (("GPU", last.gpu_uuid, str(info.get("gpu_uuid", "unknown"))),
+                           ("build (git sha)", last.git_sha, str(info.get("git_sha", "unknown")))):
+        if was != now:
+            raise GmbError(f"--resume: {folder} was measured with {what} {was}, this is {now}: "
+                           "its numbers would not be one run's; pass --force to resume anyway", 2)
+
+
+def _missing(folder: Path, device: int, binaries: dict[str, str], options: Options,
+             repo: Path, env: dict[str, str]) -> dict[str, set[str]]:
+    """Per flavor that is not complete, the benchmarks its file holds finished (what the
+    resume skips); its file rewritten, uncompressed, without the errored and cut-off ones."""
+    done: dict[str, set[str]] = {}
+    for flavor in options.flavors:
+        path = stored(folder / json_name(flavor))
+        finished: set[str] = set()
+        if path.exists():
+            doc, _ = partial.read(path)
+            finished = set(partial.finished(doc))
+            listed = {n.removesuffix(partial.TIME_SUFFIX) for n in _listed(
+                binaries[flavor], device, options.passthrough, repo, env)}
+            if listed and listed <= finished and partial.INTERRUPTED not in doc["context"]:
+                print(f"gmb: {folder.name}: {flavor} is complete ({len(finished)} benchmarks)",
+                      flush=True)
+                continue
+            doc = partial.without(doc, set(partial.names(doc)) - finished)
+            doc["context"].pop(partial.STALLED, None)
+            partial.write(doc, folder / json_name(flavor))
+            if path.name.endswith(".gz"):
+                path.unlink()
+        print(f"gmb: {folder.name}: {flavor}: {len(finished)} benchmarks kept, running the rest",
+              flush=True)
+        done[flavor] = finished
+    return done
+
+
+def stored(path: Path) -> Path:
+    """`path`, or its compressed copy where only that exists."""
+    packed = path.with_name(path.name + ".gz")
+    return packed if not path.exists() and packed.exists() else path
 
 
 def device_env() -> dict[str, str]:
@@ -226,50 +378,68 @@ def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
 
 
 def _run_device(folder: Path, device: int, binaries: dict[str, str], options: Options,
-                preset: str, repo: Path, env: dict[str, str], interactive: bool) -> list[str]:
+                preset: str, repo: Path, env: dict[str, str], interactive: bool,
+                record: RunInfo, done: dict[str, set[str]] | None = None) -> list[str]:
     """Every flavor on one GPU into `folder`, then run_info.json, summary.md and the figures;
     returns what went wrong. On a terminal, a progress line per flavor replaces Google
-    Benchmark's table (kept in <flavor>.log)."""
-    runs = _run_flavors(folder, device, binaries, options, repo, env, interactive)
-    return _finish_device(folder, runs, options, preset)
+    Benchmark's table (kept in <flavor>.log). `done`: per flavor, what a resume need not run."""
+    runs = _run_flavors(folder, device, binaries, options, repo, env, interactive, done=done)
+    return _finish_device(folder, runs, options, preset, record=record)
 
 
 def _run_flavors(folder: Path, device: int, binaries: dict[str, str], options: Options,
                  repo: Path, env: dict[str, str], interactive: bool,
-                 to_logs: bool = False, part: tuple[str, ...] = ()) -> list[FlavorRun]:
-    """The flavors, in order; `to_logs` keeps every table in its <flavor>.log (GPUs running
-    at once)."""
-    return [
-        _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
-                    f"{flavor} {k}/{len(options.flavors)}" if interactive else None, to_logs,
-                    part)
-        for k, flavor in enumerate(options.flavors, start=1)
-    ]
+                 to_logs: bool = False, part: tuple[str, ...] = (),
+                 done: dict[str, set[str]] | None = None) -> list[FlavorRun]:
+    """The flavors, in order, until a stop; `to_logs` keeps every table in its <flavor>.log
+    (GPUs running at once)."""
+    runs: list[FlavorRun] = []
+    for k, flavor in enumerate(options.flavors, start=1):
+        if _stopper.stopped or _write_faults:
+            break
+        if done is not None and flavor not in done:
+            continue  # a resume: this flavor is complete
+        runs += _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
+                            f"{flavor} {k}/{len(options.flavors)}" if interactive else None,
+                            to_logs, part, done=(done or {}).get(flavor, set()))
+    return runs
 
 
 def _finish_device(folder: Path, runs: list[FlavorRun], options: Options, preset: str,
-                   peer_runs: tuple[FlavorRun, ...] = ()) -> list[str]:
-    """Compress the JSON files, then run_info.json, summary.md and the figures of one GPU's
-    folder; what went wrong."""
-    for flavor in options.flavors:
-        if (folder / json_name(flavor)).is_file():
-            packing.pack(folder / json_name(flavor))
-    parts = [*options.flavors, *(f"{run.flavor}{PEER_PART}" for run in peer_runs)]
-    states = {part: health.load_state(folder, part) for part in parts}
-    record = RunInfo(
-        gmb_command=options.gmb_command,
-        preset=preset,
-        flavor_runs=runs,
-        health={part: state for part, state in states.items() if state is not None},
-        peer_runs=list(peer_runs),
-    )
-    runinfo.save(record, folder)
-    written = summary.write_summary(folder, record)
+                   peer_runs: tuple[FlavorRun, ...] = (), record: RunInfo | None = None
+                   ) -> list[str]:
+    """Compress the JSON files, then run_info.json, summary.md and (unless stopped) the
+    figures of one GPU's folder; what went wrong. A failed write names its file."""
+    try:
+        for flavor in options.flavors:
+            if (folder / json_name(flavor)).is_file():
+                packing.pack(folder / json_name(flavor))
+        parts = [*options.flavors, *(f"{run.flavor}{PEER_PART}" for run in peer_runs)]
+        states = {part: health.load_state(folder, part) for part in parts}
+        record = record or RunInfo(gmb_command=options.gmb_command, preset=preset)
+        record = dataclasses.replace(
+            record, flavor_runs=[*record.flavor_runs, *runs],
+            health={**record.health,
+                    **{part: state for part, state in states.items() if state is not None}},
+            peer_runs=[*record.peer_runs, *peer_runs],
+            interrupted=_stopper.name if _stopper.stopped else "")
+        runinfo.save(record, folder)
+        written = summary.write_summary(folder, record)
+    except OSError as err:
+        raise GmbError(f"cannot write {err.filename or folder}: {err.strerror or err}; the "
+                       f"files written before it are kept") from None
+    if _write_faults:
+        return []  # _ended says it in one line
     print(f"gmb: wrote {written.path}", flush=True)
-    figures_and_report(folder)
-    problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs if r.exit_code != 0]
+    if not _stopper.stopped and not _write_faults:  # --resume or gmb report draws them
+        figures_and_report(folder)
+    stopped = {r.flavor for r in [*runs, *peer_runs] if r.interrupted}
+    problems = [f"{r.flavor} exited with {r.exit_code}" for r in runs
+                if r.exit_code != 0 and not r.stalled and r.flavor not in stopped]
     problems += [f"the peer part of {r.flavor} exited with {r.exit_code}"
-                 for r in peer_runs if r.exit_code != 0]
+                 for r in peer_runs if r.exit_code != 0 and not r.interrupted]
+    problems += [f"{r.flavor}: {name} stalled (no output for {options.stall_timeout:.0f} s)"
+                 for r in [*runs, *peer_runs] for name in r.stalled]
     return problems + written.unreadable
 
 
@@ -280,8 +450,10 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
     (--concurrent: with two GPUs or more, the local families at once, then the peer family GPU
     by GPU), then node.json and the node's summary.md."""
     subfolders = {d: folder / f"gpu{d}-{infos[d].get('gpu_uuid', 'unknown')}" for d in devices}
-    for sub in subfolders.values():
+    records = {d: _start_record(options, preset, infos[d]) for d in devices}
+    for d, sub in subfolders.items():
         sub.mkdir()
+        runinfo.save(records[d], sub)
     node = node_summary.Node(
         gmb_command=options.gmb_command, concurrent=options.concurrent,
         devices=[node_summary.NodeDevice(index=d, uuid=str(infos[d].get("gpu_uuid")),
@@ -304,6 +476,8 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
         if split:
             phases = [node_summary.NodePhase("local", devices, _seconds_since(start))]
             for k, d in enumerate(devices):
+                if _stopper.stopped:
+                    break
                 start = time.monotonic()
                 partner = devices[(k + 1) % len(devices)]
                 peer_runs[d], failed = _run_peer_part(subfolders[d], d, partner, binaries,
@@ -315,11 +489,11 @@ def _run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]]
             node_summary.save_node(folder, node)
         for d in devices:
             problems += [f"GPU {d}: {p}" for p in _finish_device(
-                subfolders[d], runs[d], options, preset, tuple(peer_runs[d]))]
+                subfolders[d], runs[d], options, preset, tuple(peer_runs[d]), records[d])]
     else:
         for d in devices:
-            problems += [f"GPU {d}: {p}"
-                         for p in _finish_device(subfolders[d], flavors(d), options, preset)]
+            problems += [f"GPU {d}: {p}" for p in _finish_device(
+                subfolders[d], flavors(d), options, preset, record=records[d])]
     path = node_summary.write(folder)
     print(f"gmb: wrote {path}", flush=True)
     return problems
@@ -340,12 +514,14 @@ def _run_peer_part(folder: Path, device: int, partner: int, binaries: dict[str, 
                 binaries[flavor], device, (*partner_flag, *options.passthrough), repo, env)):
             print(f"gmb: GPU {device}, flavor {flavor}: no peer benchmark to run", flush=True)
             continue
-        run = _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
+        if _stopper.stopped:
+            break
+        ran = _run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
                           f"GPU {device} {flavor} peer" if interactive else None, True,
                           part=("--gmb_peer=only", *partner_flag), suffix=PEER_PART)
-        runs.append(run)
+        runs += ran
         part = folder / f"{flavor}{PEER_PART}.json"
-        if part.exists() or run.exit_code == 0:  # a failed run is reported by its exit code
+        if part.exists() or ran[-1].exit_code == 0:  # a failed run is reported by its exit code
             problem = merge_part(folder / json_name(flavor), part)
             problems += [problem] if problem else []
     return runs, problems
@@ -364,38 +540,8 @@ def _listed(binary: str, device: int, args: tuple[str, ...], repo: Path,
 
 
 def merge_part(into: Path, part: Path) -> str | None:
-    """Append the benchmarks of `part` (the peer part's file) to `into` (the flavor's file,
-    whose context stays: the same binary on the same GPU; gmb_default_flavor_only adds up) and
-    remove `part`. Where either cannot be read, both stay as they are and the reason comes
-    back."""
-    extra = _gbench_doc(part)
-    if isinstance(extra, str):
-        return f"no peer results to merge: {extra}"
-    if not into.exists():
-        part.rename(into)
-        return None
-    doc = _gbench_doc(into)
-    if isinstance(doc, str):
-        return f"{doc}; {part.name} left beside it"
-    doc["benchmarks"] += extra["benchmarks"]
-    skipped = [d["context"].get("gmb_default_flavor_only") for d in (doc, extra)]
-    if all(isinstance(n, str) and n.isdigit() for n in skipped):
-        doc["context"]["gmb_default_flavor_only"] = str(int(skipped[0]) + int(skipped[1]))
-    into.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    part.unlink()
-    return None
-
-
-def _gbench_doc(path: Path) -> dict[str, Any] | str:
-    """A Google Benchmark JSON document (a context and a benchmarks list), or why not."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        return f"{path.name}: unreadable ({err})"
-    if not (isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list)
-            and isinstance(doc.get("context"), dict)):
-        return f"{path.name}: not Google Benchmark JSON"
-    return doc
+    """The peer part's file merged into the flavor's (its counts added up)."""
+    return _merge(into, part, adds_up=True)
 
 
 def _seconds_since(start: float) -> float:
@@ -429,7 +575,8 @@ def figures_and_report(folder: Path) -> None:
         print(f"gmb: no figures or report.md: {err}", file=sys.stderr, flush=True)
         return
     except OSError as err:  # e.g. a folder we may not write figures/ into
-        print(f"gmb: no figures or report.md: {err.filename}: {err.strerror}", file=sys.stderr,
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"gmb: no figures or report.md: {where}{err.strerror or err}", file=sys.stderr,
               flush=True)
         return
     plotted.say()
@@ -480,14 +627,64 @@ def device_info(binary: str, device: int, repo: Path, env: dict[str, str],
 def _run_flavor(
     flavor: str, binary: str, folder: Path, device: int, options: Options, repo: Path,
     env: dict[str, str], progress: str | None, to_log: bool = False,
-    part: tuple[str, ...] = (), suffix: str = "",
-) -> FlavorRun:
-    """Run one flavor (`part` of it, into files named <flavor><suffix>); a failure is recorded,
-    not raised, so the other flavors still run. With `progress` (a terminal) the binary draws
-    its progress line on stderr and its table goes to <flavor><suffix>.log, as with `to_log`;
-    otherwise its output streams as it comes."""
+    part: tuple[str, ...] = (), suffix: str = "", done: set[str] | frozenset = frozenset(),
+) -> list[FlavorRun]:
+    """Run one flavor (`part` of it, into files named <flavor><suffix>; not the benchmarks in
+    `done`); a failure is recorded, not raised, so the other flavors still run. A benchmark
+    the watchdog ends is named as stalled and the flavor goes on after it, into a continuation
+    file merged into the flavor's. With `progress` (a terminal) the binary draws its progress
+    line on stderr and its table goes to <flavor><suffix>.log, as with `to_log`; otherwise its
+    output streams as it comes."""
     stem = f"{flavor}{suffix}"
-    out_json = shown_path(folder / f"{stem}.json", repo)
+    target = folder / f"{stem}.json"
+    skip, runs = set(done), []
+    while not _stopper.stopped:
+        into = folder / f"{stem}{CONTINUATION}.json" if target.exists() else target
+        skip_args = _skip_list(folder, stem, skip, repo)
+        run, ran = _run_binary(flavor, binary, folder, into, device, options, repo, env,
+                               progress, to_log or progress is not None, (*part, *skip_args))
+        stalled = None
+        if run.stalled:  # the watchdog: which benchmark was running, and what is left
+            listed = [n.removesuffix(partial.TIME_SUFFIX) for n in _listed(
+                binary, device, (*part, *skip_args, *options.passthrough), repo, env)]
+            left = [n for n in listed if n not in ran]
+            stalled = left[0] if left else "(unknown: it had written every benchmark)"
+            run = dataclasses.replace(run, stalled=[stalled])
+            print(f"gmb: {flavor} on GPU {device}: {stalled} stalled (no output for "
+                  f"{options.stall_timeout:.0f} s); going on with the next "
+                  f"benchmark", file=sys.stderr, flush=True)
+            skip |= set(ran) | {stalled}
+            stalled = stalled if left[1:] else None  # nothing after it: the flavor is done
+        if into != target:
+            problem = _merge(target, into, adds_up=False)
+            if problem:
+                print(f"gmb: {problem}", file=sys.stderr, flush=True)
+            health.merge_states(folder, stem, f"{stem}{CONTINUATION}")
+        if run.stalled:
+            _note_stalled(target, run.stalled[0], options.stall_timeout)
+        runs.append(run)
+        if stalled is None:
+            break
+    return runs
+
+
+def _skip_list(folder: Path, stem: str, names: set[str], repo: Path) -> tuple[str, ...]:
+    """--gmb_skip_list=FILE naming what this binary need not run (kept in the folder: the
+    recorded command refers to it)."""
+    if not names:
+        return ()
+    path = folder / f"skip-{stem}.txt"
+    path.write_text("".join(f"{name}\n" for name in sorted(names)), encoding="utf-8")
+    return (f"--gmb_skip_list={shown_path(path, repo)}",)
+
+
+def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
+                options: Options, repo: Path, env: dict[str, str], progress: str | None,
+                to_log: bool, part: tuple[str, ...]) -> tuple[FlavorRun, list[str]]:
+    """One binary, watched; its file closed if it was cut short. Returns the record and the
+    benchmarks the file holds."""
+    stem = out.name.removesuffix(".json")
+    out_json = shown_path(out, repo)
     health_json = shown_path(folder / health.health_file(stem), repo)
     command = benchmark_command(
         binary, device, options.repetitions, out_json, options.passthrough,
@@ -497,20 +694,83 @@ def _run_flavor(
     shown = f"{shown} {shlex.join(command)}".strip()
     print(f"gmb: {shown}", flush=True)
     start = time.monotonic()
+    watched_files = [out]
     try:
-        if progress or to_log:
-            with open(folder / f"{stem}.log", "w", encoding="utf-8") as log:
-                returncode = subprocess.run(command, cwd=repo, env=env, stdout=log).returncode
+        if to_log:
+            log_path = folder / f"{flavor}{stem[len(flavor):].removesuffix(CONTINUATION)}.log"
+            with open(log_path, "a", encoding="utf-8") as log:
+                watched = stopping.run_watched(
+                    command, cwd=repo, env=env, stdout=log, progress=[*watched_files, log_path],
+                    stall_timeout=options.stall_timeout, stopper=_stopper)
         else:
-            returncode = subprocess.run(command, cwd=repo, env=env).returncode
+            watched = stopping.run_watched(
+                command, cwd=repo, env=env, stdout=None, progress=watched_files,
+                stall_timeout=options.stall_timeout, stopper=_stopper)
+        returncode = watched.returncode
     except OSError as err:
         print(f"gmb: cannot run {binary}: {err.strerror}", file=sys.stderr, flush=True)
-        returncode = 127
+        watched, returncode = stopping.Watched(127), 127
     wall_s = round(time.monotonic() - start, 3)
-    if returncode != 0:
+    interrupted = _stopper.name if _stopper.stopped else ""
+    ran = _close(out, interrupted)
+    if returncode == WRITE_FAULT_STATUS:
+        _write_faults.append(out_json)
+    elif returncode != 0 and not interrupted and watched.stalled_s is None:
         print(f"gmb: flavor {flavor} on GPU {device} failed with exit code {returncode}; going on",
               file=sys.stderr, flush=True)
-    return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s)
+    return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s,
+                     interrupted=interrupted,
+                     stalled=["?"] if watched.stalled_s is not None else [],
+                     longest_silence_s=watched.longest_silence_s), ran
+
+
+def _close(path: Path, interrupted: str) -> list[str]:
+    """A file the binary left cut short (killed outright) closed after its last whole
+    benchmark, saying so; the benchmarks it holds. [] where there is no file or nothing whole."""
+    if not path.exists():
+        return []
+    try:
+        doc, cut = partial.read(path)
+    except GmbError as err:
+        print(f"gmb: {err}", file=sys.stderr, flush=True)
+        return []
+    if cut:
+        if interrupted:
+            doc["context"][partial.INTERRUPTED] = partial.interrupted_text(
+                interrupted, doc, " (the binary was killed; closed by gmb run)")
+        partial.write(doc, path)
+    return partial.names(doc)
+
+
+def _note_stalled(path: Path, name: str, timeout: float) -> None:
+    """The flavor file's context names every benchmark the watchdog ended (gmb_stalled)."""
+    try:
+        doc, _ = partial.read(path)
+    except GmbError:
+        return
+    note = f"{name} (no output for {timeout:.0f} s)"
+    old = doc["context"].get(partial.STALLED)
+    doc["context"][partial.STALLED] = f"{old}; {note}" if old else note
+    partial.write(doc, path)
+
+
+def _merge(into: Path, part: Path, adds_up: bool) -> str | None:
+    """Append the benchmarks of `part` to `into` and remove `part`. Where either cannot be
+    read, both stay as they are and the reason comes back."""
+    try:
+        extra, _ = partial.read(part)
+    except GmbError as err:
+        return f"nothing to merge: {err}"
+    if not into.exists():
+        part.rename(into)
+        return None
+    try:
+        doc, _ = partial.read(into)
+    except GmbError as err:
+        return f"{err}; {part.name} left beside it"
+    partial.write(partial.merge(doc, extra, adds_up), into)
+    part.unlink()
+    return None
 
 
 def shown_path(path: Path, repo: Path) -> str:

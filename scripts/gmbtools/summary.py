@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import arch, health, results, runinfo
+from . import arch, health, partial, results, runinfo
 from .errors import GmbError
 from .flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
 from .naming import LATENCY_FAMILIES
@@ -80,7 +80,7 @@ def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
         names = ", ".join(json_name(f) for f in FLAVORS)
         raise GmbError(f"{folder}: no results to summarise (none of {names})")
     path = folder / SUMMARY_FILE
-    path.write_text(render(loaded, info), encoding="utf-8")
+    path.write_text(render(loaded, info, folder), encoding="utf-8")
     return Written(path, [value for value in loaded.values() if isinstance(value, str)])
 
 
@@ -89,11 +89,13 @@ def rewrite(folder: Path) -> Written:
     return write_summary(folder, runinfo.load(folder))
 
 
-def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str:
+def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
+           folder: Path | None = None) -> str:
     """The whole summary.md text. `loaded` maps each flavor to its results, to the reason its
     file could not be read, or to None when the folder has no file for it."""
     contexts = {f: r.context for f, r in loaded.items() if isinstance(r, Results)}
     lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
+    lines += stop_lines(loaded, info, folder)
     lines += arch.facts_lines(contexts)
     lines += _run_section(loaded, info)
     lines += context_section(contexts)
@@ -106,6 +108,31 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None) -> str
     return "\n".join(lines).rstrip() + "\n"
 
 
+def stop_lines(loaded: dict[str, Results | str | None], info: RunInfo | None,
+               folder: Path | None) -> list[str]:
+    """At the top: a run stopped before its end (what finished, what did not start) and the
+    benchmarks the watchdog ended, which have no number."""
+    lines = []
+    stopped = {f: r.context[partial.INTERRUPTED] for f, r in loaded.items()
+               if isinstance(r, Results) and isinstance(r.context.get(partial.INTERRUPTED), str)}
+    planned = info.options.get("flavors", []) if info is not None else []
+    not_started = [f for f in planned if loaded.get(f) is None]
+    if stopped or (info is not None and info.interrupted):
+        signal = info.interrupted if info is not None and info.interrupted else \
+            next(iter(stopped.values())).split(" after ")[0]
+        counts = [f"`{flavor}` {text.split(' after ', 1)[-1]}" for flavor, text in
+                  stopped.items()]
+        counts += [f"`{flavor}` not started" for flavor in not_started]
+        where = f" `scripts/gmb run --resume {folder}` runs the rest." if folder else ""
+        lines += [f"**Interrupted by {signal}**: {'; '.join(counts) or 'nothing measured'}. "
+                  f"What follows is what finished.{where}", ""]
+    for flavor, value in loaded.items():
+        if isinstance(value, Results) and value.context.get(partial.STALLED):
+            lines += [f"**Stalled** (`{flavor}`): {value.context[partial.STALLED]}: ended by "
+                      "the watchdog, no number; the run went on with the next benchmark.", ""]
+    return lines
+
+
 def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
     """The GPU the files ran on, from the first context that names it."""
     return next((str(c["gpu_name"]) for c in contexts.values() if "gpu_name" in c),
@@ -114,6 +141,8 @@ def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
 
 def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
     runs = {run.flavor: run for run in info.flavor_runs} if info else {}
+    walls = {flavor: sum(r.wall_s for r in info.flavor_runs if r.flavor == flavor)
+             for flavor in runs} if info else {}
     lines = ["## Run", ""]
     if info is None:
         lines += ["Build preset and commands: (not recorded)", ""]
@@ -137,7 +166,7 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
         name = value.path.name if isinstance(value, Results) else json_name(flavor)
         file = f"`{name}`" if value is not None else "(none)"
         if run is not None:
-            exit_code, wall = str(run.exit_code), f"{run.wall_s:.1f} s"
+            exit_code, wall = str(run.exit_code), f"{walls[flavor]:.1f} s"
         else:  # blank where this run did not run the flavor; unknown without a run record
             exit_code = wall = "" if info is not None else "(not recorded)"
         lines.append(f"| {flavor} | {file} | {cell(result)} | {exit_code} | {wall} |")

@@ -10,6 +10,10 @@
   (re.search on the name without or with `/manual_time`; a leading `-` negates). On a machine
   with a GPU, binaries run with `--benchmark_list_tests=true` and `gmb run` runs for real when
   its filter selects at most 10 benchmarks.
+- `gmembench --gmb_pattern=EXPR ...` and `scripts/gmb pattern EXPR ...`: every expression is
+  evaluated here, over the threads the binary would launch on the fixture run's GPU (an H200),
+  and must give each thread's slots defined, distinct elements inside [0, n), as the binary's
+  index table requires; `gmb pattern` then runs for real but for the binary (a stand-in).
 - `scripts/test`, `scripts/setup`, `pip install`, `cmake`, `python3 -m pytest`: recognised and
   skipped (the suite runs them itself).
 Anything else fails: a documented command needs a rule here first.
@@ -25,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import GMB, SCRIPTS
@@ -37,6 +42,9 @@ FIXTURE_RUN = DOCS_FIXTURES / "run"
 NAMES = [n.removesuffix("/manual_time")
          for n in (DOCS_FIXTURES / "names.txt").read_text().splitlines() if n]
 README_LIMIT = 12288  # bytes: the front page must stay a front page
+# The GPU assumed where a documented command leaves the pattern array at the suite's default.
+FIXTURE_ARRAY_BYTES = int(json.loads((FIXTURE_RUN / "default.json").read_text())["context"]
+                          ["gmb_array_bytes"])
 
 FIGURES = ("stride", "offset", "flavors", "reuse", "aos_soa", "word_ilp", "working_set")
 ANALYSIS = {"summary", "load", "plot", "report", "compare"}
@@ -306,12 +314,289 @@ def run_analysis(command: Command, words: list[str], tmp_path: Path) -> None:
         assert path.is_file() and path.stat().st_size > 0, f"{command}: {path} not written"
 
 
+# --- pattern expressions: the binary's index-table check, without a GPU -----------------------
+
+# What the binary's table kernel (kernels/pattern_rtc.cuh, gmb_pattern_table) refuses, checked
+# here for every documented --gmb_pattern: a slot undefined (division by zero, shift out of
+# range), outside [0, n), or repeating an earlier slot of its thread. Without this a command
+# that overruns the array passes CI on machines without a GPU and fails on the first GPU.
+PATTERN_VARIABLES = ("i", "lane", "warp", "tid", "block", "k", "n")
+PATTERN_TOKEN = re.compile(r"\s*(?:(?P<number>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)(?P<suffix>\w*)"
+                           r"|(?P<name>[A-Za-z_]\w*)"
+                           r"|(?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&|^~!?:(),]))")
+# C++'s binary operators, tighter binding higher (all left-associative).
+PATTERN_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7,
+                      "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10,
+                      "/": 10, "%": 10}
+# Types: GMB_INT is gmb_int (every variable; 64-bit signed, as gmb_i64); literals and what is
+# computed from literals alone keep C++'s own type (bits, signed) until they meet a variable,
+# so `-1u` is 4294967295 as on the GPU. `bool` (&&, ||, comparisons of literals) acts as int.
+GMB_INT, INT = None, (32, True)
+EVERY_THREAD = 1 << 25  # slots: up to this many, every thread is evaluated (~1 s); else samples
+PATTERN_CHUNK = 1 << 21  # threads evaluated at once (bounds the arrays at 16 MiB each)
+WORD_BYTES = {"f32": 4, "f64": 8, "f32x2": 8, "f32x4": 16}
+
+
+def _literal(text: str, suffix: str) -> tuple:
+    """("num", value, type): an integer literal with C++'s type for it, the first of int,
+    unsigned int, 64-bit signed, 64-bit unsigned that holds it (l/ll: 64-bit only; u: unsigned
+    only; a decimal without u: signed only)."""
+    base = {"0x": 16, "0X": 16, "0b": 2, "0B": 2}.get(text[:2], 8 if text[0] == "0" else 10)
+    value = int(text[2:] if base in (2, 16) else text, base)
+    s = suffix.lower()
+    assert re.fullmatch(r"u?(l|ll)?|(l|ll)u", s) and "lL" not in suffix and "Ll" not in suffix, \
+        f"invalid integer literal {text + suffix!r}"
+    for bits in (64,) if "l" in s else (32, 64):
+        for signed in (True, False):
+            allowed = "u" not in s if signed else "u" in s or base != 10
+            if allowed and value < 1 << (bits - signed):
+                return ("num", value, (bits, signed))
+    raise AssertionError(f"integer literal {text + suffix!r} is too large")
+
+
+def parse_pattern(expr: str):
+    """The expression as a tree of tuples, from the tokens kernels/pattern_rtc.cuh's grammar
+    allows (include/gmb/pattern_expr.hpp refuses the rest): nothing is passed to eval."""
+    tokens, pos = [], 0
+    while expr[pos:].strip():
+        m = PATTERN_TOKEN.match(expr, pos)
+        assert m, f"pattern {expr!r}: unexpected {expr[pos:].strip()[:10]!r}"
+        if m["number"]:
+            tokens.append(_literal(m["number"], m["suffix"]))
+        elif m["name"]:
+            assert m["name"] in (*PATTERN_VARIABLES, "min", "max"), \
+                f"pattern {expr!r}: unknown name {m['name']!r}"
+            tokens.append(m["name"])
+        else:
+            tokens.append(m["op"])
+        pos = m.end()
+    at = 0
+
+    def peek():
+        return tokens[at] if at < len(tokens) else None
+
+    def take(expected=None):
+        nonlocal at
+        token = peek()
+        assert token is not None and expected in (None, token), \
+            f"pattern {expr!r}: expected {expected or 'more'}, found {token}"
+        at += 1
+        return token
+
+    def conditional():  # a ? b : c, right-associative, below every binary operator
+        cond = binary(1)
+        if peek() != "?":
+            return cond
+        take("?")
+        yes = conditional()
+        take(":")
+        return ("?:", cond, yes, conditional())
+
+    def binary(lowest):
+        left = unary()
+        while isinstance(peek(), str) and PATTERN_PRECEDENCE.get(peek(), 0) >= lowest:
+            op = take()
+            left = (op, left, binary(PATTERN_PRECEDENCE[op] + 1))
+        return left
+
+    def unary():
+        if peek() in ("+", "-", "~", "!"):
+            return ("unary" + take(), unary())
+        token = take()
+        if isinstance(token, tuple):
+            return token
+        if token == "(":
+            inner = conditional()
+            take(")")
+            return inner
+        if token in ("min", "max"):
+            take("(")
+            a = conditional()
+            take(",")
+            b = conditional()
+            take(")")
+            return (token, a, b)
+        assert token in PATTERN_VARIABLES, f"pattern {expr!r}: unexpected {token!r}"
+        return ("var", token)
+
+    tree = conditional()
+    assert peek() is None, f"pattern {expr!r}: unexpected {peek()!r}"
+    return tree
+
+
+def _wrap(v, t):
+    """v (int64 storage) as a value of type t: 64-bit types are the int64 bits themselves,
+    32-bit ones are kept exact in the int64 (wrapped)."""
+    if t is GMB_INT or t[0] == 64:
+        return v
+    return v & 0xFFFFFFFF if not t[1] else ((v + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def _common(a, b):
+    """C++'s usual arithmetic conversions; a variable on either side makes it gmb_int."""
+    if a is GMB_INT or b is GMB_INT:
+        return GMB_INT
+    return (a[0], a[1] and b[1]) if a[0] == b[0] else max(a, b)
+
+
+def _unsigned64(t) -> bool:  # the one type whose /, %, >> and comparisons differ from int64's
+    return t == (64, False)
+
+
+def _u64(v):
+    return np.asarray(v, np.int64).view(np.uint64)
+
+
+def _evaluate(node, env):
+    """(value as int64 storage, undefined mask, type) of one node over the threads of env.
+    Both sides of ?: are computed and selected per thread, so an undefined value counts only
+    where it is selected; && and || likewise count their right side only where evaluated.
+    Stricter than the binary in two corners, both undefined C++: an undefined operand of && or
+    || (the binary's bool conversion drops the mark) and a literal-only `1 << 32` count here."""
+    kind = node[0]
+    if kind == "num":
+        return np.int64(node[1] - (1 << 64) if node[1] >= 1 << 63 else node[1]), False, node[2]
+    if kind == "var":
+        return env[node[1]], False, GMB_INT
+    if kind.startswith("unary"):
+        v, bad, t = _evaluate(node[1], env)
+        op = kind[5:]
+        if op == "!":
+            return (v == 0).astype(np.int64), bad, t if t is GMB_INT else INT
+        return _wrap(-v if op == "-" else ~v if op == "~" else v, t), bad, t
+    if kind == "?:":
+        c, cbad, _ = _evaluate(node[1], env)
+        (a, abad, ta), (b, bbad, tb) = _evaluate(node[2], env), _evaluate(node[3], env)
+        t = _common(ta, tb)
+        return (np.where(c != 0, _wrap(a, t), _wrap(b, t)),
+                cbad | np.where(c != 0, abad, bbad), t)
+    (a, abad, ta), (b, bbad, tb) = _evaluate(node[1], env), _evaluate(node[2], env)
+    if kind in ("&&", "||"):
+        evaluated = (a != 0) if kind == "&&" else (a == 0)
+        value = (a != 0) & (b != 0) if kind == "&&" else (a != 0) | (b != 0)
+        return value.astype(np.int64), abad | (bbad & evaluated), INT
+    if kind in ("<<", ">>"):  # the left operand's type (gmb_int if either is); a count
+        t = GMB_INT if tb is GMB_INT else ta  # outside [0, bits) is undefined
+        wrong = (b < 0) | (b >= (64 if t is GMB_INT else t[0]))
+        b = np.where(wrong, 0, b)
+        if kind == "<<":
+            v = a << b
+        else:
+            v = (_u64(a) >> _u64(b)).view(np.int64) if _unsigned64(t) else a >> b
+        return _wrap(v, t), abad | bbad | wrong, t
+    t = _common(ta, tb)
+    a, b, bad = _wrap(a, t), _wrap(b, t), abad | bbad
+    x, y = (_u64(a), _u64(b)) if _unsigned64(t) else (a, b)
+    if kind in ("<", "<=", ">", ">=", "==", "!="):
+        v = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+             "==": np.equal, "!=": np.not_equal}[kind](x, y)
+        return v.astype(np.int64), bad, t if t is GMB_INT else INT
+    if kind in ("min", "max"):
+        return np.where((x < y) if kind == "min" else (x > y), a, b), bad, t
+    if kind in ("/", "%"):  # C++ truncates toward zero: fmod is C's %, and then / is exact
+        zero = y == 0
+        y = np.where(zero, 1, y)
+        r = np.fmod(x, y)
+        v = r if kind == "%" else (x - r) // y
+        return _wrap(np.asarray(v).view(np.int64) if _unsigned64(t) else v, t), bad | zero, t
+    v = {"+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and,
+         "|": np.bitwise_or, "^": np.bitwise_xor}[kind](a, b)
+    return _wrap(v, t), bad, t
+
+
+def pattern_fault(expr: str, threads: int, k: int, block: int, n: int) -> str | None:
+    """What the binary says about the first thread with a bad slot (benchmarks/pattern.cu,
+    build_table), or None. Every thread is evaluated when threads * k <= EVERY_THREAD; beyond,
+    the first and the last PATTERN_CHUNK threads and PATTERN_CHUNK spread evenly between (the
+    extremes of monotone and periodic expressions; the first bad thread found may then not be
+    the first of all)."""
+    tree = parse_pattern(expr)
+    if threads * k <= EVERY_THREAD:
+        chunks = [np.arange(s, min(s + PATTERN_CHUNK, threads), dtype=np.int64)
+                  for s in range(0, threads, PATTERN_CHUNK)]
+    else:
+        chunks = [np.arange(PATTERN_CHUNK, dtype=np.int64),
+                  np.linspace(PATTERN_CHUNK, threads - PATTERN_CHUNK - 1, PATTERN_CHUNK,
+                              dtype=np.int64),
+                  np.arange(threads - PATTERN_CHUNK, threads, dtype=np.int64)]
+    for t in chunks:
+        tid = t % block  # threadIdx.x; lane, warp and block as gmb_index_of computes them
+        env = {"i": t, "lane": tid % 32, "warp": t // 32, "tid": tid, "block": t // block,
+               "n": np.int64(n)}
+        values, undefined, wrong = [], [], np.zeros(t.shape, bool)
+        with np.errstate(all="ignore"):  # int64 wraps around, as on the GPU
+            for slot in range(k):
+                v, bad, _ = _evaluate(tree, {**env, "k": np.int64(slot)})
+                v, bad = np.broadcast_to(v, t.shape), np.broadcast_to(bad, t.shape)
+                wrong |= bad | (v < 0) | (v >= n)
+                for earlier in values:
+                    wrong |= v == earlier
+                values.append(v)
+                undefined.append(bad)
+        if not wrong.any():
+            continue
+        j = int(np.argmax(wrong))
+        thread, mine = f"thread i={t[j]}", [int(v[j]) for v in values]
+        for s, v in enumerate(mine):  # in the binary's order: undefined, range, repeat
+            at = f" (k={s})" if k > 1 else ""
+            if undefined[s][j]:
+                return f"{thread}{at} divides by zero or shifts by a negative count or 64 or more"
+            if not 0 <= v < n:
+                return f"{thread}{at} touches element {v}, outside [0, n={n})"
+            if v in mine[:s]:
+                return f"{thread} touches element {v} in slots k={mine.index(v)} and k={s}"
+    return None
+
+
+def _size(text: str) -> int:
+    """include/gmb/sizing.hpp's parse_bytes: "1G", "512M", "64MiB", "8388608"."""
+    m = re.fullmatch(r"(\d+)(b|k|kib|m|mib|g|gib|t|tib)?", text, re.IGNORECASE)
+    assert m, f"{text!r} is not a size"
+    return int(m[1]) << 10 * "bkmgt".index((m[2] or "b")[0].lower())
+
+
+def check_patterns(command: Command, args: list[str]) -> None:
+    """Each --gmb_pattern of the binary's arguments over the launch the binary would make
+    (benchmarks/pattern.cu, pattern_cases): n from --gmb_pattern_n, else _bytes, else the
+    suite's array (--gmb_bytes, else the fixture run's gmb_array_bytes: a committed H200 run's,
+    the GPU assumed here), / the word; threads from --gmb_pattern_threads, else n / K."""
+    def last(option, default):
+        return (option_values(args, option) or [default])[-1]
+
+    word = last("--gmb_pattern_word", "f32")
+    word_bytes = WORD_BYTES.get(word) or int(word[1:])
+    k, block = int(last("--gmb_pattern_k", 1)), int(last("--gmb_pattern_block", 256))
+    array, pattern_bytes = last("--gmb_bytes", None), last("--gmb_pattern_bytes", None)
+    array_bytes = -(-_size(array) // 2**20) * 2**20 if array else FIXTURE_ARRAY_BYTES  # whole MiB
+    n = int(last("--gmb_pattern_n", 0)) or \
+        (_size(pattern_bytes) if pattern_bytes else array_bytes) // word_bytes
+    threads = int(last("--gmb_pattern_threads", 0)) or n // k
+    for expr in option_values(args, "--gmb_pattern"):
+        fault = pattern_fault(expr, threads, k, block, n)
+        assert fault is None, f"{command}: --gmb_pattern '{expr}': {fault} (n={n}, " \
+                              f"threads={threads}, K={k}: the binary refuses it)"
+
+
+def gmb_pattern_binary_args(words: list[str]) -> list[str]:
+    """The binary's arguments for `gmb pattern ...`, as gmb pattern makes them."""
+    from gmbtools import pattern
+    from gmbtools.cli import build_parser
+
+    args, extra = build_parser().parse_known_args(words[1:])
+    options = pattern.Options(
+        expressions=(*args.expressions, *(a for a in extra if not a.startswith("-"))),
+        op=args.op, word=args.word, k=args.k, block=args.block, n=args.n, bytes=args.bytes,
+        threads=args.threads, passthrough=tuple(a for a in extra if a.startswith("-")))
+    return pattern.command("gmembench", options)[1:]
+
+
 # --- GPU-only commands: filters checked everywhere, run where a GPU is ------------------------
 
 def check_binary(command: Command, env: dict[str, str], words: list[str]) -> None:
     args = words[1:]
-    checked = bool(option_values(args, "--benchmark_filter"))
+    checked = any(option_values(args, o) for o in ("--benchmark_filter", "--gmb_pattern"))
     check_filters(args, "--benchmark_filter")
+    check_patterns(command, args)
     if not GPUS:
         if checked:
             return
@@ -391,7 +676,9 @@ sys.stdout.write(open({fixture!r}, encoding="utf-8").read())
 
 def check_gmb_pattern(command: Command, words: list[str], tmp_path: Path) -> None:
     """Runs the documented command for real but for the binary (a stand-in that prints a
-    synthetic run): its options parse, it explains, --save writes its folder (under tmp)."""
+    synthetic run): its options parse, it explains, --save writes its folder (under tmp). The
+    expressions are checked first, as the binary checks them."""
+    check_patterns(command, gmb_pattern_binary_args(words))
     synthetic = Path(__file__).resolve().parent / "fixtures" / "pattern" / "synthetic.json"
     doc = json.loads(synthetic.read_text(encoding="utf-8"))
     doc["benchmarks"] = [b for b in doc["benchmarks"] if not b.get("error_occurred")]
@@ -438,6 +725,53 @@ def test_filter_semantics():
     assert selected("all", names) == selected("", names) == names
     with pytest.raises(AssertionError):
         selected(r"^stride/f32/read/s:\d+$", names)
+
+
+# docs/pattern.md:75 as it was: `i * 8` over the default n / K threads, past the array's end.
+OLD_PATTERN_EXAMPLE = Command("docs/pattern.md", 75, "build/release/gmembench --gmb_pattern="
+                              "'i * 8' --gmb_pattern_op=gather --benchmark_filter="
+                              "'^(pattern/|stride/f32/read/s:8$)'")
+
+
+def _pattern_args(command: Command) -> list[str]:
+    words = split(command)[1]
+    return gmb_pattern_binary_args(words) if words[0] == "scripts/gmb" else words[1:]
+
+
+def test_pattern_check_refuses_an_index_past_the_array():
+    gmb = Command("docs/x.md", 1, "scripts/gmb pattern i 'i * 8' --op gather")
+    for old in (OLD_PATTERN_EXAMPLE, gmb):
+        refused = rf"^{old.doc}:{old.line}: .*'i \* 8': thread i=\d+ touches element \d+, " \
+                  rf"outside \[0, n={FIXTURE_ARRAY_BYTES // 4}\)"
+        with pytest.raises(AssertionError, match=refused):
+            check_patterns(old, _pattern_args(old))
+    fixed = [c for c in ALL_COMMANDS if "--gmb_pattern='i * 8'" in c.text]
+    assert fixed, "docs/pattern.md's gmembench --gmb_pattern example is gone"
+    hashed = Command("docs/x.md", 1, "gmembench --gmb_pattern='(i * 2654435761u) % n'")
+    for command in (*fixed, hashed, Command("docs/x.md", 1, gmb.text + " --threads 16777216")):
+        check_patterns(command, _pattern_args(command))  # no assertion
+
+
+@pytest.mark.parametrize("expr, k, fault", [
+    ("i * 4 + k", 4, None),
+    ("i", 2, "thread i=0 touches element 0 in slots k=0 and k=1"),
+    ("block * 256 + tid == i && warp * 32 + lane == i ? i : n", 1, None),
+    ("(i - 3) / 2 + 1", 1, None),  # C++ truncates: -3 / 2 is -1
+    ("i == 2 ? 2 : i * (i - 2) / (i - 2)", 1, None),  # undefined only where selected
+    ("i / (i - 1)", 1, "thread i=1 divides by zero or shifts by a negative count or 64 or more"),
+    ("i + -1u", 1, "thread i=0 touches element 4294967295, outside [0, n=1024)"),  # unsigned int
+    ("min(i, 1023) * 0x4000000000000000 / 0x4000000000000000", 1,  # int64 wraps around
+     "thread i=2 touches element -2, outside [0, n=1024)"),
+])
+def test_pattern_evaluation(expr, k, fault):
+    assert pattern_fault(expr, threads=256, k=k, block=256, n=1024) == fault
+
+
+@pytest.mark.parametrize("expr", ["i = 1", "i += 1", "1.5", "1e5", "x", "i, 2", "min(i)", "(i",
+                                  "0x", "8lL", "__import__('os')"])
+def test_pattern_grammar_refused(expr):
+    with pytest.raises(AssertionError):
+        parse_pattern(expr)
 
 
 def test_readme_is_a_front_page():

@@ -5,9 +5,12 @@ import csv
 import json
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -187,9 +190,181 @@ def test_batch_script_has_one_task_per_gpu(tmp_path: Path):
     script = fleet.batch_script(options, tmp_path, ["python3", "gmb", "fleet", "task", "X"])
     for line in ("#SBATCH --nodes=4", "#SBATCH --ntasks-per-node=8", "#SBATCH --gpus-per-task=1",
                  "#SBATCH --partition=gpu", "#SBATCH --account=ops",
-                 f"#SBATCH --output={tmp_path}/slurm-%j.out",
+                 f"#SBATCH --output={tmp_path}/slurm-%j.out", "#SBATCH --signal=TERM@120",
                  "srun --kill-on-bad-exit=0 python3 gmb fleet task X"):
         assert line in script.splitlines()
+
+
+# Issue 33 item 6: what the user gives goes into #SBATCH lines, so a value that would add a line
+# of its own, or that Slurm would not parse, is refused before anything is built or written.
+BAD_VALUES = [
+    (["--partition", "gpu\n#SBATCH --uid=0"], "--partition: 'gpu\\n#SBATCH --uid=0' holds a "
+     "control character (U+000A)"),
+    (["--partition", "gpu --qos=high"], "--partition: 'gpu --qos=high' is not a Slurm partition "
+     "name (holds ' ')"),
+    (["--partition", "gpu#x"], "--partition: 'gpu#x' is not a Slurm partition name"),
+    (["--sbatch-arg=--comment=a\tb"], "--sbatch-arg: '--comment=a\\tb' holds a control "
+     "character (U+0009)"),
+    (["--sbatch-arg=--comment=\x1b[2J"], "--sbatch-arg: '--comment=\\x1b[2J' holds a control "
+     "character (U+001B)"),
+    (["--sbatch-arg=--comment=a\x7f"], "holds a control character (U+007F)"),
+    (["--sbatch-arg=account=ops"], "--sbatch-arg: 'account=ops' is not an sbatch option"),
+    (["--time=1:2:3:4"], "--time: '1:2:3:4' is not a Slurm time limit"),
+    (["--time=abc"], "--time: 'abc' is not a Slurm time limit"),
+    (["--time=-5"], "--time: '-5' is not a Slurm time limit"),
+    (["--time=1-"], "--time: '1-' is not a Slurm time limit"),
+    (["--time=30\n"], "--time: '30\\n' holds a control character (U+000A)"),
+    (["--time=99999999:00:00"], "--time: '99999999:00:00' is longer than Slurm can hold"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_VALUES, ids=[repr(a[-1]) for a, _ in BAD_VALUES])
+def test_a_value_that_would_break_the_batch_script_is_refused_first(
+        args: list[str], message: str, tmp_path: Path, capsys, monkeypatch):
+    def never(*_args, **_kwargs):
+        raise AssertionError("nothing may be built or run for a refused value")
+    for name in ("run", "Popen"):
+        monkeypatch.setattr(fleet.subprocess, name, never)
+    monkeypatch.setattr(fleet, "_build", never)
+    out = tmp_path / "results"
+    assert main(["fleet", "submit", "--binary", "/bin/true", "--out", str(out), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.splitlines()
+    assert len(err) == 1 and err[0].startswith("gmb: error: ") and message in err[0], err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_an_out_folder_with_a_newline_is_refused_first(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setattr(fleet, "_build", lambda *_: pytest.fail("built for a refused --out"))
+    out = tmp_path / "results\n#SBATCH --uid=0"
+    assert main(["fleet", "submit", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("gmb: error: --out: ") and "U+000A" in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("30", 1800), ("1:00:00", 3600), ("2-00:00:00", 172800), ("1-12", 129600),
+    ("90:30", 5460), ("1-2:03", 93780), ("00:15:00", 900), ("0:30", 60),
+    ("0", None), ("UNLIMITED", None), ("infinite", None)])
+def test_slurms_time_formats_are_accepted(text: str, seconds: int | None):
+    """sbatch --time's formats (minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+    days-hours:minutes, days-hours:minutes:seconds), rounded up to the minute as Slurm does."""
+    assert fleet.time_limit_s(text) == seconds
+    assert fleet.SubmitOptions(time_limit=text).time_limit == text
+
+
+def test_the_job_is_warned_before_its_time_limit(tmp_path: Path):
+    """SIGTERM to the job steps (no B:), 120 s ahead; a quarter of a short limit; none without
+    a limit. An --out folder sbatch would split is quoted as its #SBATCH parser wants."""
+    def signal_lines(limit: str, folder: Path = tmp_path) -> list[str]:
+        script = fleet.batch_script(fleet.SubmitOptions(time_limit=limit), folder, ["t"])
+        return [line for line in script.splitlines() if "--signal" in line]
+    assert signal_lines("00:15:00") == ["#SBATCH --signal=TERM@120"]
+    assert signal_lines("1-12") == ["#SBATCH --signal=TERM@120"]
+    assert signal_lines("4") == ["#SBATCH --signal=TERM@60"]
+    assert signal_lines("1") == ["#SBATCH --signal=TERM@15"]
+    assert signal_lines("0") == signal_lines("UNLIMITED") == []
+    odd = tmp_path / 'a b#"c'
+    script = fleet.batch_script(fleet.SubmitOptions(), odd, ["t"])
+    assert f'#SBATCH --output="{tmp_path}/a b#\\"c/slurm-%j.out"' in script.splitlines()
+
+
+# A stand-in for gmembench that stops as it does (include/gmb/stop_signal.hpp): on SIGTERM it
+# closes --benchmark_out with context gmb_interrupted and exits 128 + 15.
+STOPPABLE = textwrap.dedent("""\
+    #!{python}
+    import json, signal, sys, time
+    args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+    if "--gmb_info" in sys.argv:
+        print(json.dumps({{"gpu_slug": "fake", "gpu_uuid": "GPU-fake", "gpu_name": "Fake"}}))
+        sys.exit(0)
+    def stop(sig, frame):
+        doc = {{"context": {{"gmb_interrupted": "SIGTERM after 0 of 9 benchmarks"}},
+                "benchmarks": []}}
+        open(args["--benchmark_out"], "w").write(json.dumps(doc))
+        print("gmembench: interrupted by SIGTERM after 0 of 9 benchmarks", file=sys.stderr)
+        sys.exit(128 + sig)
+    signal.signal(signal.SIGTERM, stop)
+    open({started!r}, "w").close()
+    time.sleep(600)
+    """)
+
+
+def stoppable(folder: Path) -> tuple[Path, Path]:
+    """The stand-in binary, and the file it makes once the screen has started."""
+    binary, started = folder / "stoppable", folder / "started"
+    binary.write_text(STOPPABLE.format(python=sys.executable, started=str(started)))
+    binary.chmod(0o755)
+    return binary, started
+
+
+def wait_for(path: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"timed out waiting for {path}"
+        time.sleep(0.05)
+
+
+def test_a_task_stopped_by_sigterm_is_interrupted_not_failed(tmp_path: Path):
+    """The signal reaches the task alone (as a `kill` by hand would): it passes it on to the
+    binary, which closes its JSON; status.json says interrupted, and the task exits 128 + 15."""
+    binary, started = stoppable(tmp_path)
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    manifest_for(folder, binary)
+    proc = subprocess.Popen([sys.executable, str(GMB), "fleet", "task", str(folder)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={"PATH": "/usr/bin:/bin", "SLURMD_NODENAME": "n1",
+                                 "SLURM_PROCID": "0"})
+    wait_for(started)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    where = folder / "n1" / "GPU-fake"
+    status = json.loads((where / fleet.STATUS).read_text())
+    assert status["state"] == "interrupted"
+    assert status["error"] == "interrupted by SIGTERM after 0 of 9 benchmarks"
+    data = fleet_report.collect(folder)
+    assert [(t.state, t.gpu_uuid) for t in data.problems] == [("interrupted", "GPU-fake")]
+    assert "| interrupted | interrupted by SIGTERM after 0 of 9 benchmarks |" in \
+        fleet_report.render(data, None)
+
+
+def test_a_binary_that_does_not_stop_cleanly_is_interrupted_with_how_it_ended(tmp_path: Path):
+    """As a gmembench that aborts in Google Benchmark's statistics when stopped mid-way."""
+    binary, started = stoppable(tmp_path)
+    text = binary.read_text()
+    binary.write_text(text.replace("    open(args", "    print('statistics.cc:135: Check failed.',"
+                                   " flush=True)\n    import os; os.abort()\n    open(args"))
+    assert binary.read_text() != text
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    manifest_for(folder, binary)
+    proc = subprocess.Popen([sys.executable, str(GMB), "fleet", "task", str(folder)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={"PATH": "/usr/bin:/bin", "SLURMD_NODENAME": "n1",
+                                 "SLURM_PROCID": "0"})
+    wait_for(started)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    status = json.loads((folder / "n1" / "GPU-fake" / fleet.STATUS).read_text())
+    assert (status["state"], status["error"]) == (
+        "interrupted", "interrupted by SIGTERM; the screen then ended with SIGABRT: "
+        "statistics.cc:135: Check failed.")
+
+
+def test_a_binary_that_exits_128_plus_sigterm_is_interrupted(tmp_path: Path):
+    """Stopped by a signal the task never saw (Slurm signals every process of the step)."""
+    binary = tmp_path / "stopped"
+    binary.write_text("#!/bin/sh\ncase \"$*\" in *--gmb_info*) echo '{\"gpu_slug\": \"fake\"}';"
+                      " exit 0;; esac\nexit 143\n")
+    binary.chmod(0o755)
+    manifest_for(tmp_path, binary)
+    assert run_task(tmp_path, SLURMD_NODENAME="n1", SLURM_PROCID="0").returncode == 1
+    status = json.loads((tmp_path / "n1" / "task-0" / fleet.STATUS).read_text())
+    assert (status["state"], status["error"]) == ("interrupted", "interrupted by SIGTERM")
 
 
 def test_submit_through_real_slurm_reports_each_tasks_failure(slurm_cluster, tmp_path: Path):
@@ -216,6 +391,29 @@ def test_submit_through_real_slurm_reports_each_tasks_failure(slurm_cluster, tmp
         manifest = fleet.load_manifest(folder)
         assert manifest.job_id and (folder / f"slurm-{manifest.job_id}.out").exists()
         shutil.rmtree(tmp_path / "results")
+
+
+def test_slurm_warns_the_tasks_before_the_time_limit(slurm_cluster, tmp_path: Path):
+    """End to end: a one-minute job (the warning a quarter of it ahead) whose screen would run
+    for ten; Slurm's SIGTERM stops it, and the folder says interrupted, not unfinished. The
+    results folder has a space and a '#', which the script's --output line must quote."""
+    binary, _ = stoppable(tmp_path)
+    out = tmp_path / "results #1"
+    began = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, str(GMB), "fleet", "submit", "--binary", str(binary),
+         "--no-gpu-request", "--time", "1", "--task-timeout", "600", "--wait",
+         "--out", str(out)],
+        capture_output=True, text=True, env=slurm_cluster.env, timeout=240)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert time.monotonic() - began < 60  # ended by the warning, not at the limit
+    folder = max((out / "fleet").iterdir())
+    assert "#SBATCH --signal=TERM@15" in (folder / "job.sbatch").read_text().splitlines()
+    manifest = fleet.load_manifest(folder)
+    assert manifest.job_id and (folder / f"slurm-{manifest.job_id}.out").exists()
+    data = fleet_report.collect(folder)
+    assert [(t.state, t.error) for t in data.tasks] == [
+        ("interrupted", "interrupted by SIGTERM after 0 of 9 benchmarks")]
 
 
 def test_a_broken_status_is_corrupt_and_its_rank_not_also_missing(tmp_path: Path):

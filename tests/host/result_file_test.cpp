@@ -1,0 +1,190 @@
+// A stopped run's output: only whole benchmarks reach the file, it is readable after each one,
+// a failed write is reported once, and gmb_interrupted is added to a closed file.
+#include "gmb/result_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gmb/stop_signal.hpp"
+
+namespace gmb {
+namespace {
+
+using Run = benchmark::BenchmarkReporter::Run;
+
+Run run_of(const std::string& name, int repetition) {
+  Run run;
+  run.run_name.function_name = name;
+  run.run_name.time_type = "manual_time";
+  run.family_index = 0;
+  run.per_family_instance_index = 0;
+  run.repetition_index = repetition;
+  run.repetitions = 2;
+  run.iterations = 10;
+  run.real_accumulated_time = 1e-3;
+  run.cpu_accumulated_time = 1e-3;
+  run.counters["bytes_per_second"] = 1e12;
+  return run;
+}
+
+std::vector<Run> benchmark_of(const std::string& name) { return {run_of(name, 0), run_of(name, 1)}; }
+
+nlohmann::json parsed(const std::string& text) { return nlohmann::json::parse(text); }
+
+std::vector<std::string> run_names(const nlohmann::json& doc) {
+  std::vector<std::string> names;
+  for (const auto& b : doc["benchmarks"]) names.push_back(b["run_name"]);
+  return names;
+}
+
+TEST(KeptReporter, PassesOnWholeBenchmarksAndDropsAbandonedOnes) {
+  std::ostringstream out;
+  kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
+                         [](const std::string& name) { return name == "b"; });
+  reporter.SetOutputStream(&out);
+  reporter.SetErrorStream(&out);
+  reporter.ReportContext(benchmark::BenchmarkReporter::Context());
+  for (const char* name : {"a", "b", "c"}) reporter.ReportRuns(benchmark_of(name));
+  reporter.Finalize();
+  const auto doc = parsed(out.str());
+  EXPECT_EQ(run_names(doc), (std::vector<std::string>{"a/manual_time", "a/manual_time",
+                                                      "c/manual_time", "c/manual_time"}));
+  EXPECT_EQ(reporter.kept(), 2);
+  EXPECT_EQ(reporter.last(), "c");
+  EXPECT_FALSE(reporter.write_failed());
+}
+
+TEST(KeptReporter, TheFileOnDiskEndsAfterAWholeBenchmarkAtEveryMoment) {
+  // What a process killed outright leaves: every finished benchmark is flushed, so closing
+  // the list (what gmb does to such a file) gives valid JSON with all of them.
+  const std::string path = testing::TempDir() + "kept_reporter_flush.json";
+  std::ofstream file(path);
+  kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
+                         [](const std::string&) { return false; });
+  reporter.SetOutputStream(&file);
+  reporter.SetErrorStream(&file);
+  reporter.ReportContext(benchmark::BenchmarkReporter::Context());
+  reporter.ReportRuns(benchmark_of("a"));
+  reporter.ReportRuns(benchmark_of("b"));
+  std::ifstream on_disk(path);
+  std::stringstream text;
+  text << on_disk.rdbuf();
+  const auto doc = parsed(text.str() + "\n  ]\n}\n");
+  EXPECT_EQ(doc["benchmarks"].size(), 4u);
+  std::remove(path.c_str());
+}
+
+TEST(KeptReporter, AFailedWriteIsReportedOnceWithItsReason) {
+  std::ofstream full("/dev/full");
+  if (!full) GTEST_SKIP() << "/dev/full is not available";
+  std::vector<std::string> faults;
+  kept_reporter reporter(
+      std::make_unique<benchmark::JSONReporter>(), [](const std::string&) { return false; },
+      [&faults](const std::string& why) { faults.push_back(why); });
+  reporter.SetOutputStream(&full);
+  reporter.SetErrorStream(&full);
+  reporter.ReportContext(benchmark::BenchmarkReporter::Context());
+  reporter.ReportRuns(benchmark_of("a"));
+  reporter.ReportRuns(benchmark_of("b"));
+  ASSERT_EQ(faults.size(), 1u);
+  EXPECT_EQ(faults[0], "No space left on device");
+  EXPECT_TRUE(reporter.write_failed());
+}
+
+TEST(FileReporterFor, KnowsGoogleBenchmarksFormats) {
+  EXPECT_NE(file_reporter_for("json"), nullptr);
+  EXPECT_NE(file_reporter_for("csv"), nullptr);
+  EXPECT_NE(file_reporter_for("console"), nullptr);
+  EXPECT_EQ(file_reporter_for("yaml"), nullptr);
+}
+
+TEST(AddJsonContext, AddsTheKeyAndKeepsEveryBenchmark) {
+  const std::string path = testing::TempDir() + "add_json_context.json";
+  {
+    std::ofstream file(path);
+    kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
+                           [](const std::string&) { return false; });
+    reporter.SetOutputStream(&file);
+    reporter.SetErrorStream(&file);
+    reporter.ReportContext(benchmark::BenchmarkReporter::Context());
+    reporter.ReportRuns(benchmark_of("a"));
+    reporter.Finalize();
+  }
+  add_json_context(path, {{"gmb_interrupted", "SIGTERM after 1 of 3 \"benchmarks\""}});
+  std::ifstream in(path);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["context"]["gmb_interrupted"], "SIGTERM after 1 of 3 \"benchmarks\"");
+  EXPECT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_FALSE(std::ifstream(path + ".tmp").good());
+  std::remove(path.c_str());
+}
+
+TEST(AddJsonContext, RefusesWhatIsNotGoogleBenchmarkJsonNamingTheFile) {
+  const std::string path = testing::TempDir() + "not_gbench.json";
+  std::ofstream(path) << "[1, 2]\n";
+  try {
+    add_json_context(path, {{"k", "v"}});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(add_json_context(path + ".missing", {{"k", "v"}}), std::runtime_error);
+  std::remove(path.c_str());
+}
+
+TEST(StopSignal, TheFirstSignalAsksToStopAndACopyOfItIsTheSameStop) {
+  reset_stop();
+  catch_stop_signals();
+  EXPECT_FALSE(stop_requested());
+  raise(SIGTERM);
+  EXPECT_TRUE(stop_requested());
+  EXPECT_EQ(stop_signal(), SIGTERM);
+  raise(SIGTERM);  // within kSameStopSeconds: the same stop, delivered twice
+  EXPECT_EQ(stop_signal(), SIGTERM);
+  default_stop_signals();
+  reset_stop();
+}
+
+TEST(StopSignal, RequestStopStopsWithoutASignal) {
+  reset_stop();
+  request_stop();
+  EXPECT_TRUE(stop_requested());
+  EXPECT_EQ(stop_signal(), 0);
+  reset_stop();
+}
+
+TEST(StopSignalDeathTest, ASecondSignalEndsTheProcessAtOnce) {
+  EXPECT_EXIT(
+      {
+        catch_stop_signals();
+        raise(SIGTERM);
+        std::this_thread::sleep_for(std::chrono::duration<double>(kSameStopSeconds + 0.1));
+        raise(SIGTERM);
+        std::exit(0);
+      },
+      testing::KilledBySignal(SIGTERM), "");
+  EXPECT_EXIT(
+      {
+        catch_stop_signals();
+        raise(SIGINT);
+        raise(SIGHUP);  // another signal is never a copy of the first
+        std::exit(0);
+      },
+      testing::KilledBySignal(SIGHUP), "");
+}
+
+TEST(StopSignal, NamesTheSignals) {
+  EXPECT_EQ(signal_name(SIGINT), "SIGINT");
+  EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
+  EXPECT_EQ(signal_name(SIGHUP), "SIGHUP");
+  EXPECT_EQ(signal_name(SIGUSR1), "signal " + std::to_string(SIGUSR1));
+}
+
+}  // namespace
+}  // namespace gmb
