@@ -117,9 +117,9 @@ void print_usage() {
       "                      as NVML reports them)\n"
       "  --gmb_skip_list=FILE  do not run the benchmarks named in FILE, one per line (what\n"
       "                      gmb run --resume passes: the ones a stopped run finished)\n"
-      "A first SIGINT, SIGTERM or SIGHUP stops the run after the benchmark in progress is\n"
-      "abandoned: the output file keeps every finished benchmark, with context gmb_interrupted,\n"
-      "and the exit status is 128 + the signal's number; a second signal ends it at once.\n"
+      "A first SIGINT, SIGTERM or SIGHUP stops the run after the benchmark in progress: the\n"
+      "output file keeps every finished benchmark, with context gmb_interrupted, and the exit\n"
+      "status is 128 + the signal's number; a second signal ends it at once.\n"
       "--benchmark_filter=REGEX selects by the names --benchmark_list_tests prints, with or\n"
       "without their '/manual_time'. Google Benchmark's flags follow.\n\n");
 }
@@ -301,14 +301,13 @@ int run_registered(const options& opt, int registered) {
     write_fault = why;
     gmb::request_stop();
   };
-  gmb::kept_reporter display(benchmark::CreateDefaultDisplayReporter(), gmb::was_abandoned);
+  gmb::kept_reporter display(benchmark::CreateDefaultDisplayReporter(), gmb::skipped_by_stop);
   std::unique_ptr<gmb::kept_reporter> file;
   if (!opt.out.empty()) {
     if (auto inner = gmb::file_reporter_for(opt.out_format)) {
-      file = std::make_unique<gmb::kept_reporter>(std::move(inner), gmb::was_abandoned, on_fault);
+      file = std::make_unique<gmb::kept_reporter>(std::move(inner), gmb::skipped_by_stop, on_fault);
     }
   }
-  gmb::catch_stop_signals();
   if (file) {
     benchmark::RunSpecifiedBenchmarks(&display, file.get());
   } else {
@@ -476,6 +475,7 @@ void write_health(const std::string& path, const gmb::environment& env,
 }
 
 int run(int argc, char** argv) {
+  gmb::catch_stop_signals();  // from the start: a stop while the GPU is set up still closes a file
   std::vector<char*> rest;
   options opt = parse_own_flags(argc, argv, rest);
   int gb_argc = static_cast<int>(rest.size());
@@ -510,7 +510,7 @@ int run(int argc, char** argv) {
     nlohmann::json info;
     for (const auto& [key, value] : context) info[key] = value;
     std::cout << info.dump(2) << std::endl;
-    return 0;
+    return gmb::stop_signal() != 0 ? 128 + gmb::stop_signal() : 0;
   }
   check_free_memory(device, array_bytes);
 

@@ -28,19 +28,27 @@ void record_failure(benchmark::State& state, const std::string& name, const std:
   state.SkipWithError(why.c_str());
 }
 
-/// Benchmarks a stop abandoned or skipped: the output files leave them out (kept_reporter).
-std::set<std::string>& abandoned_names() {
+/// Benchmarks a stop skipped: the output files leave them out (kept_reporter).
+std::set<std::string>& stop_skipped_names() {
   static std::set<std::string> names;
   return names;
 }
+std::string g_started;  // the benchmark whose calls (sizing, repetitions) are under way
 
-/// Ends the benchmark for a stop (gmb/stop_signal.hpp); inside the state loop, break after it.
-void abandon(benchmark::State& state, const std::string& name) {
-  {
-    const std::lock_guard<std::mutex> lock(g_failed_mutex);
-    abandoned_names().insert(name);
+/// Whether this call of a benchmark is skipped for a stop (gmb/stop_signal.hpp). A benchmark
+/// that has started runs all its repetitions (a second or so): Google Benchmark's statistics
+/// require every repetition of a benchmark to be run or every one skipped. Calls of a skipped
+/// benchmark are skipped too.
+bool skipped_for_stop(benchmark::State& state, const std::string& name) {
+  const std::lock_guard<std::mutex> lock(g_failed_mutex);
+  if (name == g_started) return false;
+  if (!stop_requested() && stop_skipped_names().count(name) == 0) {
+    g_started = name;
+    return false;
   }
-  state.SkipWithError("abandoned: the run was stopped");
+  stop_skipped_names().insert(name);
+  state.SkipWithError("skipped: the run was stopped");
+  return true;
 }
 
 device_info select_device(int device) {
@@ -237,7 +245,7 @@ std::string run_untimed(environment& env, const bench_case& c, int launches,
 /// An iteration is one flush (DRAM benchmarks) and then `launches_per_iteration` launches
 /// timed together: the iteration time covers all of them, and so do the bytes.
 void run_benchmark(benchmark::State& state, environment& env, const bench_case& c) {
-  if (stop_requested()) return abandon(state, c.name);
+  if (skipped_for_stop(state, c.name)) return;
   const int launches =
       c.launches_per_iteration > 0 ? c.launches_per_iteration : env.launches_per_iteration();
   env.console().started(c.name);
@@ -262,15 +270,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
     }
     if (!c.cold_l2) c.launch(env);  // hot benchmarks start hot, not with what prepare left
     if (env.health()) env.health()->begin();
-    bool stopped = false;
-    for (auto _ : state) {
-      if ((stopped = stop_requested())) {  // abandoned within one iteration of the stop
-        abandon(state, c.name);
-        break;
-      }
-      state.SetIterationTime(timed_iteration(env, c, launches));
-    }
-    if (stopped) return;
+    for (auto _ : state) state.SetIterationTime(timed_iteration(env, c, launches));
     GMB_CUDA_CHECK(cudaGetLastError());
     GMB_CUDA_CHECK(cudaStreamSynchronize(env.stream()));
     if (env.health()) {
@@ -295,7 +295,7 @@ void run_benchmark(benchmark::State& state, environment& env, const bench_case& 
 }
 
 void run_profiled(benchmark::State& state, environment& env, const bench_case& c) {
-  if (stop_requested()) return abandon(state, c.name);
+  if (skipped_for_stop(state, c.name)) return;
   try {
     const release_guard guard(env, c);
     c.prepare(env);
@@ -318,9 +318,9 @@ void register_case(environment& env, bench_case c, const registration_options& o
   if (options.profile) b->Iterations(1)->Repetitions(1);
 }
 
-bool was_abandoned(const std::string& name) {
+bool skipped_by_stop(const std::string& name) {
   const std::lock_guard<std::mutex> lock(g_failed_mutex);
-  return abandoned_names().count(name) != 0;
+  return stop_skipped_names().count(name) != 0;
 }
 
 int failed_benchmarks() {

@@ -194,8 +194,8 @@ void register_case(environment& env, bench_case c, const registration_options& o
 /// Number of benchmarks whose verification failed or that hit a CUDA error (main's exit status).
 int failed_benchmarks();
 
-/// Whether a stop (gmb/stop_signal.hpp) abandoned or skipped the benchmark of this name.
-bool was_abandoned(const std::string& name);
+/// Whether a stop (gmb/stop_signal.hpp) skipped the benchmark of this name.
+bool skipped_by_stop(const std::string& name);
 
 /// What memset writes in ref/memset, as bytes and as words.
 inline constexpr unsigned char kMemsetByte = 0x5A;

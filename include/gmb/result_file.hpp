@@ -1,10 +1,10 @@
 #pragma once
 // The run's output as Google Benchmark writes it, made to survive a stop:
 // - kept_reporter wraps a reporter (the file's, the console's) and passes on only the
-//   benchmarks that finished: one abandoned by a stop is dropped whole, so the file never holds
-//   part of a benchmark. The file is flushed after every benchmark, so even a process killed
-//   outright leaves every finished benchmark on disk, cut after a whole one. A write that
-//   fails (disk full, folder removed) is reported once through on_write_fault.
+//   benchmarks that ran: those a stop skipped are left out. The file is flushed after every
+//   report (a benchmark's repetitions, then its aggregates), so even a process killed outright
+//   leaves every finished benchmark on disk. A write that fails (disk full, folder removed) is
+//   reported once through on_write_fault.
 // - add_json_context adds keys to the context of a closed JSON file (gmb_interrupted), written
 //   beside it and renamed over it, so the file is whole at every moment.
 #include <benchmark/benchmark.h>
@@ -29,7 +29,7 @@ class kept_reporter : public benchmark::BenchmarkReporter {
   using predicate = std::function<bool(const std::string& name)>;
   using fault_handler = std::function<void(const std::string& why)>;
 
-  /// `dropped(name)`: whether the benchmark of that registered name was abandoned.
+  /// `dropped(name)`: whether the benchmark of that registered name was skipped by a stop.
   kept_reporter(benchmark::BenchmarkReporter* inner, predicate dropped,
                 fault_handler on_write_fault = {})
       : inner_(inner), dropped_(std::move(dropped)), on_write_fault_(std::move(on_write_fault)) {}
@@ -52,7 +52,7 @@ class kept_reporter : public benchmark::BenchmarkReporter {
     const std::string& name = report.front().run_name.function_name;
     if (dropped_ && dropped_(name)) return;
     inner_->ReportRuns(report);
-    ++kept_;
+    if (name != last_) ++kept_;  // Google Benchmark reports the repetitions, then aggregates
     last_ = name;
     flush();
   }

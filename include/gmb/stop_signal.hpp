@@ -1,7 +1,7 @@
 #pragma once
 // Stopping a run cleanly. The first SIGINT, SIGTERM or SIGHUP only asks the run to stop: the
-// benchmark in progress is abandoned at its next iteration, the rest are skipped, and the
-// output file is closed holding every finished benchmark. A second signal ends the process at
+// benchmark in progress runs its last repetitions, the rest are skipped, and the output file is
+// closed holding every finished benchmark. A second signal ends the process at
 // once (the default action), except a copy of the first that arrives within kSameStopSeconds:
 // Slurm, systemd and `pkill` signal every process of a job while `gmb` forwards the signal to
 // its binary too, so one stop is often delivered twice within milliseconds.
@@ -54,13 +54,19 @@ inline void default_stop_signals() {
 }
 
 /// Stops the run as a signal would, for a reason of the program's own.
-inline void request_stop() { detail::g_stop_inside = 1; }
+inline void request_stop() {
+  detail::g_stop_inside = 1;
+}
 
 /// Whether the run should stop now (a signal came, or request_stop()).
-inline bool stop_requested() { return detail::g_stop_signal != 0 || detail::g_stop_inside != 0; }
+inline bool stop_requested() {
+  return detail::g_stop_signal != 0 || detail::g_stop_inside != 0;
+}
 
 /// The number of the first stop signal, 0 if none came.
-inline int stop_signal() { return detail::g_stop_signal; }
+inline int stop_signal() {
+  return detail::g_stop_signal;
+}
 
 /// Forgets every stop (tests).
 inline void reset_stop() {

@@ -106,6 +106,11 @@ def write(folder: Path) -> Path:
             if isinstance(loaded, Results):
                 table[d] = headlines(loaded)
                 contexts[f"{d.folder}/{flavor}"] = loaded.context
+                for key, what in (("gmb_stalled", "stalled, ended by the watchdog"),
+                                  ("gmb_interrupted", "interrupted")):
+                    if loaded.context.get(key):
+                        flagged.append(f"GPU {d.index} ({flavor}): {what}: "
+                                       f"{loaded.context[key]}")
             elif isinstance(loaded, str):
                 flagged.append(f"GPU {d.index} ({flavor}): {loaded}")
         for model in sorted({d.name for d in table}):  # GPUs are compared within a model

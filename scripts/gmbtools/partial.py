@@ -7,13 +7,13 @@ whole benchmark, without the list's closing brackets, which `read` puts back. St
 only, like `gmb run`.
 """
 
-import gzip
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 from .errors import GmbError
+from .results import read_text
 
 TIME_SUFFIX = "/manual_time"
 # Google Benchmark's layout: each benchmark an object indented by four spaces.
@@ -28,14 +28,7 @@ REGISTERED = "gmb_benchmarks"
 def read(path: Path) -> tuple[dict[str, Any], bool]:
     """The document at `path` (plain or .gz) and whether it had to be closed. Raises GmbError
     naming the file where nothing whole can be read."""
-    try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rt", encoding="utf-8") as file:
-                text = file.read()
-        else:
-            text = path.read_text(encoding="utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise GmbError(f"{path}: cannot read ({err})") from None
+    text = read_text(path)
     try:
         return _checked(json.loads(text), path), False
     except json.JSONDecodeError:

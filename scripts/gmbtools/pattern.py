@@ -31,7 +31,7 @@ from io import BufferedIOBase
 from pathlib import Path
 from typing import TextIO
 
-from . import packing, results, run
+from . import packing, results, run, stopping
 from . import pattern_explain as explain
 from .errors import GmbError
 from .flavors import BINARIES
@@ -147,7 +147,8 @@ def measure(options: Options, repo: Path | None = None, now: datetime | None = N
     binary = _binary(options, repo, env)
     cmd = command(binary, options, progress=sys.stderr.isatty())
     print(f"gmb: {shlex.join(cmd)}", file=say, flush=True)
-    stdout = run_binary(cmd, repo, env)
+    with stopping.Stopper() as stopper:  # a stop ends the binary; nothing is saved
+        stdout = run_binary(cmd, repo, env, stopper)
     with tempfile.TemporaryDirectory(prefix="gmb-pattern-") as scratch:
         path = Path(scratch) / "pattern.json"
         path.write_text(stdout, encoding="utf-8")
@@ -172,14 +173,18 @@ def measure(options: Options, repo: Path | None = None, now: datetime | None = N
     return 0
 
 
-def run_binary(cmd: list[str], repo: Path, env: dict[str, str]) -> str:
+def run_binary(cmd: list[str], repo: Path, env: dict[str, str],
+               stopper: stopping.Stopper | None = None) -> str:
     """The binary's stdout. Its stderr goes on to ours as it comes, except its error line,
-    which becomes the GmbError (with its exit status) when it fails."""
+    which becomes the GmbError (with its exit status) when it fails. A stop signal is passed
+    on to the binary (in a session of its own) and ends the command with 128 + N."""
+    stopper = stopper or stopping.Stopper()
     try:
         proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+                                stderr=subprocess.PIPE, start_new_session=True)
     except OSError as err:
         raise GmbError(f"cannot run {cmd[0]} ({err.strerror})") from None
+    stopper.adopt(proc)
     assert proc.stdout is not None and proc.stderr is not None
     out: list[bytes] = []
     # Read stdout beside stderr: a JSON larger than the pipe would stop the binary otherwise.
@@ -188,6 +193,10 @@ def run_binary(cmd: list[str], repo: Path, env: dict[str, str]) -> str:
     errors = relay(proc.stderr, sys.stderr)
     reader.join()
     code = proc.wait()
+    stopper.release(proc)
+    if stopper.stopped:
+        raise GmbError(f"interrupted by {stopper.name}: nothing measured is kept (a pattern "
+                       "run takes seconds: run it again)", 128 + stopper.signal)
     if code != 0 and errors:
         program, reason = errors[-1]
         raise GmbError(f"{program}: {reason}", code)

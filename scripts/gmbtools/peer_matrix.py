@@ -13,15 +13,15 @@ Standard library only (the figure is peer_figure.py's); the GPUs are reached thr
 import json
 import re
 import shlex
-import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import packing, results, run
+from . import packing, results, run, stopping
 from .errors import GmbError
 from .flavors import BINARIES
 from .repo import find_repo
@@ -92,6 +92,7 @@ class Runner:
 
     def __init__(self, repo: Path, options: Options) -> None:
         self.repo, self.options, self.env = repo, options, run.device_env()
+        self.stopper = stopping.Stopper()  # measure() makes it catch the stop signals
 
     def devices(self) -> list[int]:
         return run.resolve_devices(self.options.devices, self.env)
@@ -107,14 +108,18 @@ class Runner:
     def run(self, command: list[str], log: Path) -> tuple[int, str]:
         """The exit code and the last line of stderr; Google Benchmark's table goes to `log`."""
         try:
-            with open(log, "w", encoding="utf-8") as out:
-                proc = subprocess.run(command, cwd=self.repo, env=self.env, stdout=out,
-                                      stderr=subprocess.PIPE, text=True)
+            with open(log, "w", encoding="utf-8") as out, \
+                    tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+                watched = stopping.run_watched(command, cwd=self.repo, env=self.env, stdout=out,
+                                               stderr=err, progress=[], stall_timeout=None,
+                                               stopper=self.stopper)
+                err.seek(0)
+                text = err.read()
         except OSError as err:
             return 127, f"cannot run {command[0]}: {err.strerror}"
-        sys.stderr.write(proc.stderr)
-        lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
-        return proc.returncode, lines[-1] if lines else ""
+        sys.stderr.write(text)
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return watched.returncode, lines[-1] if lines else ""
 
 
 def parse_devices(text: str) -> None:
@@ -156,9 +161,20 @@ def measure(options: Options, runner: Runner | None = None, repo: Path | None = 
     folder = run.make_run_dir(root, infos[devices[0]]["gpu_slug"], now or datetime.now(),
                               "-peers")
     print(f"gmb: peer matrix folder {folder}", flush=True)
-    pairs = [_measure_pair(i, j, binary, options, runner, folder, repo)
-             for i in devices for j in devices if i != j]
+    pairs = []
+    with stopping.Stopper() as stopper:  # a stop: the pair in progress closes its file
+        runner.stopper = stopper
+        for i, j in ((i, j) for i in devices for j in devices if i != j):
+            if stopper.stopped:
+                pairs.append(Pair(i, j, "", "", error=f"not measured: interrupted by "
+                                                      f"{stopper.name}"))
+                continue
+            pairs.append(_measure_pair(i, j, binary, options, runner, folder, repo))
     save(folder, options, devices, infos, pairs)
+    if stopper.stopped:
+        print(folder, flush=True)
+        raise GmbError(f"interrupted by {stopper.name}: the pairs measured before are in "
+                       f"{folder / 'matrix.md'}", 128 + stopper.signal)
     _figure(folder)
     print(folder, flush=True)
     failed = [p for p in pairs if p.error]
@@ -181,6 +197,8 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
     start = time.monotonic()
     pair.exit_code, last_line = runner.run(command, folder / f"pair-{i}-{j}.log")
     pair.wall_s = round(time.monotonic() - start, 3)
+    if runner.stopper.stopped:
+        run.close_cut_file(out, runner.stopper.name)
     if out.is_file():
         packing.pack(out)
     else:

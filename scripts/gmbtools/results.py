@@ -131,6 +131,21 @@ def stored(path: Path) -> Path:
 
 
 def _read_json(path: Path) -> Any:
+    text = read_text(path)
+    if not text.strip():
+        raise GmbError(f"{path}: file is empty (did the benchmark run start?)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        # Google Benchmark writes the file as it goes: a crashed or killed run leaves it cut short.
+        raise GmbError(
+            f"{path}: truncated or corrupt JSON (line {err.lineno} column {err.colno}: {err.msg});"
+            " did the benchmark run finish?"
+        ) from None
+
+
+def read_text(path: Path) -> str:
+    """The text of a results file, plain or gzip-compressed; a GmbError naming it otherwise."""
     try:
         if path.name.endswith(".gz"):
             with gzip.open(path, "rt", encoding="utf-8") as file:
@@ -147,16 +162,7 @@ def _read_json(path: Path) -> Any:
         raise GmbError(f"{path}: not a text file") from None
     except OSError as err:
         raise GmbError(f"{path}: cannot read ({err.strerror})") from None
-    if not text.strip():
-        raise GmbError(f"{path}: file is empty (did the benchmark run start?)")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        # Google Benchmark writes the file as it goes: a crashed or killed run leaves it cut short.
-        raise GmbError(
-            f"{path}: truncated or corrupt JSON (line {err.lineno} column {err.colno}: {err.msg});"
-            " did the benchmark run finish?"
-        ) from None
+    return text
 
 
 def _record(entry: dict[str, Any]) -> Record:

@@ -712,7 +712,7 @@ def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
         watched, returncode = stopping.Watched(127), 127
     wall_s = round(time.monotonic() - start, 3)
     interrupted = _stopper.name if _stopper.stopped else ""
-    ran = _close(out, interrupted)
+    ran = close_cut_file(out, interrupted)
     if returncode == WRITE_FAULT_STATUS:
         _write_faults.append(out_json)
     elif returncode != 0 and not interrupted and watched.stalled_s is None:
@@ -724,7 +724,7 @@ def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
                      longest_silence_s=watched.longest_silence_s), ran
 
 
-def _close(path: Path, interrupted: str) -> list[str]:
+def close_cut_file(path: Path, interrupted: str) -> list[str]:
     """A file the binary left cut short (killed outright) closed after its last whole
     benchmark, saying so; the benchmarks it holds. [] where there is no file or nothing whole."""
     if not path.exists():

@@ -103,10 +103,11 @@ class Watched:
 
 def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], stdout: IO | None,
                 progress: list[Path], stall_timeout: float | None,
-                stopper: Stopper) -> Watched:
+                stopper: Stopper, stderr: IO | None = None) -> Watched:
     """Run `command` to its end, a stop or a stall. `progress`: files whose growth shows the
     binary is alive; `stall_timeout` None or 0: no watchdog."""
-    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=stdout, start_new_session=True)
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                             start_new_session=True)
     stopper.adopt(child)
     try:
         seen, since = _sizes(progress), time.monotonic()

@@ -5,6 +5,7 @@ every cell of the matrix can be traced to the pair and benchmark it came from.""
 import gzip
 import json
 import re
+import signal
 from datetime import datetime
 
 import pytest
@@ -194,3 +195,21 @@ def test_the_filter_selects_the_matrix_benchmarks_only():
              "ref/memcpy_d2d", "read/f32/ilp:1/grid:full"]
     selected = [n for n in names if re.search(peer_matrix.FILTER, n)]
     assert selected == list(STEPS)
+
+
+def test_a_stop_keeps_the_pairs_measured_before_and_exits_128_plus_n(tmp_path):
+    class StoppedAfterFirstPair(FakeNode):
+        def run(self, command, log):
+            result = super().run(command, log)
+            self.stopper.signal = signal.SIGTERM  # as the stop signal's handler records it
+            return result
+
+    node = StoppedAfterFirstPair(tmp_path, 3)
+    with pytest.raises(GmbError, match="interrupted by SIGTERM") as caught:
+        measure(tmp_path, node)
+    assert caught.value.exit_code == 128 + signal.SIGTERM
+    assert node.pairs == [(0, 1)]
+    folder = tmp_path / "results" / "fake-h200" / "20261124-120000-peers"
+    saved = json.loads((folder / "matrix.json").read_text())
+    errors = [p["error"] for p in saved["pairs"]]
+    assert errors[0] is None and errors[1:] == ["not measured: interrupted by SIGTERM"] * 5

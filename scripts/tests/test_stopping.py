@@ -399,3 +399,60 @@ def test_partial_merge_restates_the_stop_for_the_whole_file():
     part["context"]["gmb_interrupted"] = "SIGINT after 1 of 6 benchmarks"
     merged = partial.merge(merged, part, adds_up=False)
     assert merged["context"]["gmb_interrupted"] == "SIGINT after 4 of 9 benchmarks"
+
+
+def test_a_node_run_stops_every_gpu_and_resumes_gpu_by_gpu(stand_in, monkeypatch):
+    monkeypatch.setenv("FAKE_STEP", "0.3")
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", "0,1",
+                                  "--concurrent"))
+    wait_for_benchmarks(stand_in, 2, flavor="*/default")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert no_stand_in_left(stand_in)
+    folder = stand_in.folder()
+    assert (folder / "summary.md").read_text().count("interrupted: SIGTERM after") == 2
+
+    monkeypatch.setenv("FAKE_STEP", "0")
+    resumed = stand_in.gmb("run", "--resume", str(folder))
+    _, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, err
+    for gpu in ("gpu0-GPU-1", "gpu1-GPU-1"):
+        doc = flavor_doc(folder / gpu, "default")
+        assert sorted(partial.names(doc)) == sorted(NAMES)
+        devices = {c[1] for c in stand_in.calls() if f"/{gpu}/" in " ".join(c)}
+        assert devices == {f"--device={gpu[3]}"}
+    assert "interrupted" not in (folder / "summary.md").read_text()
+
+
+def test_a_stalled_gpu_is_flagged_in_the_node_summary(stand_in, monkeypatch):
+    monkeypatch.setenv("FAKE_HANG", NAMES[-1])
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", "0",
+                                  "--stall-timeout", "1"))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and f"{NAMES[-1]} stalled" in err
+    summary = (stand_in.folder() / "summary.md").read_text()
+    assert f"GPU 0 (default): stalled, ended by the watchdog: {NAMES[-1]}" in summary
+
+
+SLOW_PATTERN_BINARY = """#!{python}
+import signal, sys, time
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+time.sleep(60)
+"""
+
+
+def test_gmb_pattern_passes_a_stop_on_and_exits_128_plus_n(tmp_path):
+    fake = tmp_path / "gmembench"
+    fake.write_text(SLOW_PATTERN_BINARY.format(python=sys.executable))
+    fake.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, str(SCRIPTS / "gmb"), "pattern", "i", "--binary",
+                             str(fake)], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().splitlines()[-1].startswith("gmb: error: interrupted by SIGTERM")
+    left = subprocess.run(["pgrep", "-f", str(fake)], capture_output=True, text=True)
+    assert left.stdout.strip() == ""

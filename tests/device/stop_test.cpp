@@ -77,19 +77,18 @@ TEST(BinaryOnGpu, StoppedBySigtermItKeepsEveryFinishedBenchmarkInReadableJson) {
   EXPECT_EQ(interrupted.rfind("SIGTERM after ", 0), 0u) << interrupted;
   std::map<std::string, int> runs;
   for (const auto& b : doc.at("benchmarks")) {
-    EXPECT_FALSE(b.value("error_occurred", false)) << b.at("name");  // abandoned: left out
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.at("name");  // skipped by the stop: left out
     if (b.at("run_type") == "iteration") ++runs[b.at("run_name").get<std::string>()];
   }
   EXPECT_GE(runs.size(), 1u);
   const std::string registered = doc.at("context").at("gmb_benchmarks");
   EXPECT_LT(runs.size(), std::stoul(registered)) << "the stop came too late to test anything";
   for (const auto& [name, count] : runs) EXPECT_EQ(count, 3) << name << " is not whole";
-  EXPECT_NE(interrupted.find(std::to_string(runs.size()) + " of " + registered),
-            std::string::npos)
+  EXPECT_NE(interrupted.find(std::to_string(runs.size()) + " of " + registered), std::string::npos)
       << interrupted;
 
-  const result compared = run("python3 " GMB_SOURCE_DIR "/scripts/gmb compare " + out + " " +
-                              out + " --all");
+  const result compared =
+      run("python3 " GMB_SOURCE_DIR "/scripts/gmb compare " + out + " " + out + " --all");
   EXPECT_EQ(compared.exit_code, 0) << compared.output;
   EXPECT_NE(compared.output.find("read/"), std::string::npos) << compared.output;
 }

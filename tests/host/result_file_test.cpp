@@ -33,9 +33,23 @@ Run run_of(const std::string& name, int repetition) {
   return run;
 }
 
-std::vector<Run> benchmark_of(const std::string& name) { return {run_of(name, 0), run_of(name, 1)}; }
+std::vector<Run> benchmark_of(const std::string& name) {
+  return {run_of(name, 0), run_of(name, 1)};
+}
 
-nlohmann::json parsed(const std::string& text) { return nlohmann::json::parse(text); }
+nlohmann::json parsed(const std::string& text) {
+  return nlohmann::json::parse(text);
+}
+
+/// A reporter that keeps everything, writing JSON into `out`, its context already written.
+std::unique_ptr<kept_reporter> keeping_all(std::ostream& out) {
+  auto reporter = std::make_unique<kept_reporter>(std::make_unique<benchmark::JSONReporter>(),
+                                                  [](const std::string&) { return false; });
+  reporter->SetOutputStream(&out);
+  reporter->SetErrorStream(&out);
+  reporter->ReportContext(benchmark::BenchmarkReporter::Context());
+  return reporter;
+}
 
 std::vector<std::string> run_names(const nlohmann::json& doc) {
   std::vector<std::string> names;
@@ -60,18 +74,27 @@ TEST(KeptReporter, PassesOnWholeBenchmarksAndDropsAbandonedOnes) {
   EXPECT_FALSE(reporter.write_failed());
 }
 
+TEST(KeptReporter, CountsABenchmarkOnceThoughItsAggregatesComeApart) {
+  std::ostringstream out;
+  const auto reporter = keeping_all(out);
+  for (const char* name : {"a", "b"}) {
+    reporter->ReportRuns(benchmark_of(name));  // the repetitions, then the aggregates
+    benchmark::BenchmarkReporter::Run median = run_of(name, 0);  // (Run: gtest's, in a TEST)
+    median.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+    median.aggregate_name = "median";
+    reporter->ReportRuns({median});
+  }
+  EXPECT_EQ(reporter->kept(), 2);
+}
+
 TEST(KeptReporter, TheFileOnDiskEndsAfterAWholeBenchmarkAtEveryMoment) {
   // What a process killed outright leaves: every finished benchmark is flushed, so closing
   // the list (what gmb does to such a file) gives valid JSON with all of them.
   const std::string path = testing::TempDir() + "kept_reporter_flush.json";
   std::ofstream file(path);
-  kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
-                         [](const std::string&) { return false; });
-  reporter.SetOutputStream(&file);
-  reporter.SetErrorStream(&file);
-  reporter.ReportContext(benchmark::BenchmarkReporter::Context());
-  reporter.ReportRuns(benchmark_of("a"));
-  reporter.ReportRuns(benchmark_of("b"));
+  const auto reporter = keeping_all(file);
+  reporter->ReportRuns(benchmark_of("a"));
+  reporter->ReportRuns(benchmark_of("b"));
   std::ifstream on_disk(path);
   std::stringstream text;
   text << on_disk.rdbuf();
@@ -108,13 +131,9 @@ TEST(AddJsonContext, AddsTheKeyAndKeepsEveryBenchmark) {
   const std::string path = testing::TempDir() + "add_json_context.json";
   {
     std::ofstream file(path);
-    kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
-                           [](const std::string&) { return false; });
-    reporter.SetOutputStream(&file);
-    reporter.SetErrorStream(&file);
-    reporter.ReportContext(benchmark::BenchmarkReporter::Context());
-    reporter.ReportRuns(benchmark_of("a"));
-    reporter.Finalize();
+    const auto reporter = keeping_all(file);
+    reporter->ReportRuns(benchmark_of("a"));
+    reporter->Finalize();
   }
   add_json_context(path, {{"gmb_interrupted", "SIGTERM after 1 of 3 \"benchmarks\""}});
   std::ifstream in(path);
