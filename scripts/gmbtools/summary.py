@@ -147,7 +147,9 @@ def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) 
     if info is None:
         lines += ["Build preset and commands: (not recorded)", ""]
     else:
-        lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`", ""]
+        lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`"]
+        lines += [f"- then: `{part.command}` ({part.started})" for part in info.parts[1:]]
+        lines.append("")
 
     lines += [
         "| flavor | file | result | exit code | wall time |",

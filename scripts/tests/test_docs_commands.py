@@ -174,14 +174,30 @@ def check_filters(args: list[str], option: str) -> int:
 
 # --- the machine ------------------------------------------------------------------------------
 
-def gpu_count() -> int:
+def gpu_count(environ=os.environ) -> int:
+    """The GPUs the binaries see: those nvidia-smi lists, fewer where CUDA_VISIBLE_DEVICES
+    hides some (`--device=1` does not exist for a binary that sees one GPU)."""
     if not shutil.which("nvidia-smi"):
         return 0
     try:
         listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return 0
-    return sum(line.startswith("GPU ") for line in listed.stdout.splitlines())
+    return visible_gpus(sum(line.startswith("GPU ") for line in listed.stdout.splitlines()),
+                        environ)
+
+
+def visible_gpus(listed: int, environ) -> int:
+    if "CUDA_VISIBLE_DEVICES" not in environ:
+        return listed
+    return min(listed, len([d for d in environ["CUDA_VISIBLE_DEVICES"].split(",") if d.strip()]))
+
+
+def test_visible_gpus_follow_cuda_visible_devices():
+    assert visible_gpus(2, {}) == 2
+    assert visible_gpus(2, {"CUDA_VISIBLE_DEVICES": "1"}) == 1
+    assert visible_gpus(2, {"CUDA_VISIBLE_DEVICES": ""}) == 0
+    assert visible_gpus(1, {"CUDA_VISIBLE_DEVICES": "0,1"}) == 1
 
 
 GPUS = gpu_count()
