@@ -30,10 +30,10 @@ def run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--flavors", default=",".join(FLAVORS), metavar="LIST",
                      help=f"comma-separated flavors to run (default {','.join(FLAVORS)})")
     run.add_argument("--stall-timeout", type=_non_negative_seconds, metavar="S",
-                     default=stopping.DEFAULT_STALL_TIMEOUT_S,
                      help="end a benchmark binary whose results file has not grown for S "
                           "seconds, name its benchmark as stalled and go on with the next "
-                          f"(default {stopping.DEFAULT_STALL_TIMEOUT_S:.0f}; 0: never)")
+                          f"(default {stopping.DEFAULT_STALL_TIMEOUT_S:.0f}, with --resume the "
+                          "run's; 0: never)")
     run.add_argument("--resume", type=Path, metavar="DIR",
                      help="run only what the stopped run in DIR (a results or node folder) did "
                           "not finish, with the options it recorded, and write its summary")
@@ -199,7 +199,8 @@ def run_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
         cuda_archs=args.cuda_archs,
         devices=args.devices,
         concurrent=args.concurrent,
-        stall_timeout=args.stall_timeout,
+        stall_timeout=args.stall_timeout if args.stall_timeout is not None or args.resume
+        else stopping.DEFAULT_STALL_TIMEOUT_S,
         resume=args.resume,
         force=args.force,
     )

@@ -153,5 +153,9 @@ def merge(doc: dict[str, Any], part: dict[str, Any], adds_up: bool) -> dict[str,
 def write(doc: dict[str, Any], path: Path) -> None:
     """Write `doc` beside `path` and rename it over it: the file is whole at every moment."""
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    try:
+        temporary.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -49,6 +49,9 @@ _RESERVED = {
     "--gmb_progress": "gmb run shows progress itself on a terminal",
     "--benchmark_report_aggregates_only": "gmb run keeps every repetition (the summary's run"
                                           " health and cv are read from them)",
+    "--gmb_skip_list": "gmb run --resume and the watchdog pass it; use --benchmark_filter",
+    "--benchmark_enable_random_interleaving": "a stop must find each benchmark's repetitions "
+                                              "all run or all skipped",
 }
 
 # gpu_slug becomes a directory name: keep it to one plain path component.
@@ -77,7 +80,8 @@ class Options:
     cuda_archs: str | None = None  # e.g. "80;90": CMAKE_CUDA_ARCHITECTURES instead of the preset's
     devices: str | None = None  # "all" or "0,2": every named GPU, a folder each (a node run)
     concurrent: bool = False  # the node's GPUs all at once, as a loaded node runs
-    stall_timeout: float = stopping.DEFAULT_STALL_TIMEOUT_S  # 0: no watchdog
+    stall_timeout: float | None = stopping.DEFAULT_STALL_TIMEOUT_S  # 0: no watchdog; None:
+    # the recorded one (--resume) or the default
     resume: Path | None = None  # a stopped run's folder: run only what it misses
     force: bool = False  # resume on another GPU or build
 
@@ -266,7 +270,8 @@ def resume(options: Options, repo: Path) -> Path:
         options, resume=None, flavors=tuple(recorded["flavors"]),
         repetitions=int(recorded["repetitions"]), passthrough=tuple(recorded["passthrough"]),
         cuda_archs=recorded.get("cuda_archs"), device=int(recorded["device"]),
-        stall_timeout=float(recorded.get("stall_timeout") or 0), concurrent=False)
+        stall_timeout=options.stall_timeout if options.stall_timeout is not None
+        else float(recorded.get("stall_timeout") or 0), concurrent=False)
     env = device_env()
     preset = build(repo, env, first.preset, resumed.cuda_archs,
                    [BINARIES[flavor] for flavor in resumed.flavors])
@@ -319,7 +324,11 @@ def _missing(folder: Path, device: int, binaries: dict[str, str], options: Optio
             finished = set(partial.finished(doc))
             listed = {n.removesuffix(partial.TIME_SUFFIX) for n in _listed(
                 binaries[flavor], device, options.passthrough, repo, env)}
-            if listed and listed <= finished and partial.INTERRUPTED not in doc["context"]:
+            if listed and listed <= finished:  # a stop during its last benchmark: complete too
+                if doc["context"].pop(partial.INTERRUPTED, None) is not None:
+                    partial.write(doc, folder / json_name(flavor))
+                    if path.name.endswith(".gz"):
+                        path.unlink()
                 print(f"gmb: {folder.name}: {flavor} is complete ({len(finished)} benchmarks)",
                       flush=True)
                 continue
@@ -712,9 +721,11 @@ def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
         watched, returncode = stopping.Watched(127), 127
     wall_s = round(time.monotonic() - start, 3)
     interrupted = _stopper.name if _stopper.stopped else ""
+    if returncode == WRITE_FAULT_STATUS:  # first: closing the file may fail the same way
+        _write_faults.append(out_json)
     ran = close_cut_file(out, interrupted)
     if returncode == WRITE_FAULT_STATUS:
-        _write_faults.append(out_json)
+        pass
     elif returncode != 0 and not interrupted and watched.stalled_s is None:
         print(f"gmb: flavor {flavor} on GPU {device} failed with exit code {returncode}; going on",
               file=sys.stderr, flush=True)
@@ -738,7 +749,10 @@ def close_cut_file(path: Path, interrupted: str) -> list[str]:
         if interrupted:
             doc["context"][partial.INTERRUPTED] = partial.interrupted_text(
                 interrupted, doc, " (the binary was killed; closed by gmb run)")
-        partial.write(doc, path)
+        try:
+            partial.write(doc, path)
+        except OSError as err:  # a full disk: the cut file stays as the binary left it
+            print(f"gmb: cannot close {path}: {err.strerror or err}", file=sys.stderr, flush=True)
     return partial.names(doc)
 
 

@@ -24,7 +24,6 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # A binary abandons its benchmark within one iteration and exits in about a second; one stuck
 # in a kernel that never returns does not, and is killed after this.
 STOP_GRACE_S = 10.0
-KILL_GRACE_S = 5.0  # the watchdog's SIGTERM, then SIGKILL
 POLL_S = 0.2
 # The watchdog's default: 60 times the longest silence of a default run on an H100 (2.0 s,
 # results/nvidia-h100-80gb-hbm3/20261125-202947/run_info.json, longest_silence_s), room for a
@@ -132,21 +131,14 @@ def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], stdout: I
                 seen, since = sizes, now
             longest = max(longest, now - since)
             if stall_timeout and now - since > stall_timeout:
-                return Watched(_end(child), stalled_s=round(now - since, 1),
+                # SIGKILL at once: a kernel that never returns answers nothing else, and the
+                # file stays as it was, so its first missing benchmark is the one that hung
+                # (a SIGTERM could let a slow one finish and the next one be blamed).
+                _send(child, signal.SIGKILL)
+                return Watched(child.wait(), stalled_s=round(now - since, 1),
                                longest_silence_s=round(longest, 1))
     finally:
         stopper.release(child)
-
-
-def _end(child: subprocess.Popen) -> int:
-    """SIGTERM (the binary closes its file if it can), then SIGKILL: a process stuck in a
-    kernel that never returns answers only that."""
-    _send(child, signal.SIGTERM)
-    try:
-        return child.wait(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _send(child, signal.SIGKILL)
-        return child.wait()
 
 
 def _sizes(paths: list[Path]) -> tuple[int, ...]:

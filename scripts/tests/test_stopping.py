@@ -456,3 +456,29 @@ def test_gmb_pattern_passes_a_stop_on_and_exits_128_plus_n(tmp_path):
     assert err.strip().splitlines()[-1].startswith("gmb: error: interrupted by SIGTERM")
     left = subprocess.run(["pgrep", "-f", str(fake)], capture_output=True, text=True)
     assert left.stdout.strip() == ""
+
+
+def test_resume_of_a_file_stopped_during_its_last_benchmark_completes_it(stand_in):
+    """A stop during the last benchmark: the binary finishes it and says "8 of 8"."""
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default"))
+    proc.communicate(timeout=60)
+    folder = stand_in.folder()
+    doc = flavor_doc(folder, "default")
+    doc["context"]["gmb_interrupted"] = "SIGTERM after 8 of 8 benchmarks"
+    with gzip.open(folder / "default.json.gz", "wt") as packed:
+        json.dump(doc, packed)
+    calls = len(stand_in.calls())
+    resumed = stand_in.gmb("run", "--resume", str(folder))
+    _, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, err
+    assert len(stand_in.calls()) == calls  # nothing left to run
+    assert partial.INTERRUPTED not in flavor_doc(folder, "default")["context"]
+    assert "Interrupted" not in (folder / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("flag", ["--gmb_skip_list=x.txt",
+                                  "--benchmark_enable_random_interleaving=true"])
+def test_flags_a_stop_or_resume_depends_on_are_refused(stand_in, flag):
+    proc = stand_in.gmb(*run_args(stand_in, flag))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and f"{flag.split('=')[0]} is set by gmb run" in err
