@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import health, node_summary, packing, partial, runinfo, stopping, summary
+from . import health, node_summary, packing, partial, results, runinfo, stopping, summary
 from .errors import GmbError
 from .flavors import BINARIES, FLAVORS, json_name
 from .repo import find_repo
@@ -317,13 +317,12 @@ def _missing(folder: Path, device: int, binaries: dict[str, str], options: Optio
     resume skips); its file rewritten, uncompressed, without the errored and cut-off ones."""
     done: dict[str, set[str]] = {}
     for flavor in options.flavors:
-        path = stored(folder / json_name(flavor))
+        path = results.stored(folder / json_name(flavor))
         finished: set[str] = set()
         if path.exists():
             doc, _ = partial.read(path)
             finished = set(partial.finished(doc))
-            listed = {n.removesuffix(partial.TIME_SUFFIX) for n in _listed(
-                binaries[flavor], device, options.passthrough, repo, env)}
+            listed = set(_listed(binaries[flavor], device, options.passthrough, repo, env))
             if listed and listed <= finished:  # a stop during its last benchmark: complete too
                 if doc["context"].pop(partial.INTERRUPTED, None) is not None:
                     partial.write(doc, folder / json_name(flavor))
@@ -341,12 +340,6 @@ def _missing(folder: Path, device: int, binaries: dict[str, str], options: Optio
               flush=True)
         done[flavor] = finished
     return done
-
-
-def stored(path: Path) -> Path:
-    """`path`, or its compressed copy where only that exists."""
-    packed = path.with_name(path.name + ".gz")
-    return packed if not path.exists() and packed.exists() else path
 
 
 def device_env() -> dict[str, str]:
@@ -538,14 +531,15 @@ def _run_peer_part(folder: Path, device: int, partner: int, binaries: dict[str, 
 
 def _listed(binary: str, device: int, args: tuple[str, ...], repo: Path,
             env: dict[str, str]) -> list[str]:
-    """The names `binary --benchmark_list_tests` prints with these options; none where it
-    fails (the run of that flavor reports why)."""
+    """The names `binary --benchmark_list_tests` prints with these options, in run order and
+    without Google Benchmark's suffix; none where it fails (the run of that flavor says why)."""
     command = [binary, f"--device={device}", *args, "--benchmark_list_tests=true"]
     try:
         proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
     except OSError:
         return []
-    return proc.stdout.split() if proc.returncode == 0 else []
+    names = proc.stdout.split() if proc.returncode == 0 else []
+    return [name.removesuffix(partial.TIME_SUFFIX) for name in names]
 
 
 def merge_part(into: Path, part: Path) -> str | None:
@@ -650,20 +644,20 @@ def _run_flavor(
     while not _stopper.stopped:
         into = folder / f"{stem}{CONTINUATION}.json" if target.exists() else target
         skip_args = _skip_list(folder, stem, skip, repo)
-        run, ran = _run_binary(flavor, binary, folder, into, device, options, repo, env,
-                               progress, to_log or progress is not None, (*part, *skip_args))
-        stalled = None
-        if run.stalled:  # the watchdog: which benchmark was running, and what is left
-            listed = [n.removesuffix(partial.TIME_SUFFIX) for n in _listed(
-                binary, device, (*part, *skip_args, *options.passthrough), repo, env)]
-            left = [n for n in listed if n not in ran]
-            stalled = left[0] if left else "(unknown: it had written every benchmark)"
-            run = dataclasses.replace(run, stalled=[stalled])
-            print(f"gmb: {flavor} on GPU {device}: {stalled} stalled (no output for "
+        run, ran, stalled = _run_binary(flavor, binary, folder, into, device, options, repo,
+                                        env, progress, to_log or progress is not None,
+                                        (*part, *skip_args))
+        go_on = False
+        if stalled:  # the watchdog: which benchmark was running, and what is left
+            left = [n for n in _listed(binary, device, (*part, *skip_args, *options.passthrough),
+                                       repo, env) if n not in ran]
+            name = left[0] if left else "(unknown: it had written every benchmark)"
+            run = dataclasses.replace(run, stalled=[name])
+            print(f"gmb: {flavor} on GPU {device}: {name} stalled (no output for "
                   f"{options.stall_timeout:.0f} s); going on with the next "
                   f"benchmark", file=sys.stderr, flush=True)
-            skip |= set(ran) | {stalled}
-            stalled = stalled if left[1:] else None  # nothing after it: the flavor is done
+            skip |= set(ran) | {name}
+            go_on = len(left) > 1  # nothing after it: the flavor is done
         if into != target:
             problem = _merge(target, into, adds_up=False)
             if problem:
@@ -672,7 +666,7 @@ def _run_flavor(
         if run.stalled:
             _note_stalled(target, run.stalled[0], options.stall_timeout)
         runs.append(run)
-        if stalled is None:
+        if not go_on:
             break
     return runs
 
@@ -689,9 +683,9 @@ def _skip_list(folder: Path, stem: str, names: set[str], repo: Path) -> tuple[st
 
 def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
                 options: Options, repo: Path, env: dict[str, str], progress: str | None,
-                to_log: bool, part: tuple[str, ...]) -> tuple[FlavorRun, list[str]]:
-    """One binary, watched; its file closed if it was cut short. Returns the record and the
-    benchmarks the file holds."""
+                to_log: bool, part: tuple[str, ...]) -> tuple[FlavorRun, list[str], bool]:
+    """One binary, watched; its file closed if it was cut short. Returns the record, the
+    benchmarks the file holds and whether the watchdog ended it."""
     stem = out.name.removesuffix(".json")
     out_json = shown_path(out, repo)
     health_json = shown_path(folder / health.health_file(stem), repo)
@@ -724,15 +718,13 @@ def _run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
     if returncode == WRITE_FAULT_STATUS:  # first: closing the file may fail the same way
         _write_faults.append(out_json)
     ran = close_cut_file(out, interrupted)
-    if returncode == WRITE_FAULT_STATUS:
-        pass
-    elif returncode != 0 and not interrupted and watched.stalled_s is None:
+    if returncode not in (0, WRITE_FAULT_STATUS) and not interrupted \
+            and watched.stalled_s is None:
         print(f"gmb: flavor {flavor} on GPU {device} failed with exit code {returncode}; going on",
               file=sys.stderr, flush=True)
     return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s,
-                     interrupted=interrupted,
-                     stalled=["?"] if watched.stalled_s is not None else [],
-                     longest_silence_s=watched.longest_silence_s), ran
+                     interrupted=interrupted, longest_silence_s=watched.longest_silence_s), \
+        ran, watched.stalled_s is not None
 
 
 def close_cut_file(path: Path, interrupted: str) -> list[str]:

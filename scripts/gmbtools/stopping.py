@@ -97,7 +97,6 @@ class Watched:
 
     returncode: int
     stalled_s: float | None = None
-    killed_after_stop: bool = False
     longest_silence_s: float | None = None  # the longest time the files did not grow
 
 
@@ -124,7 +123,7 @@ def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], stdout: I
                 stop_seen_at = stop_seen_at or now
                 if now - stop_seen_at > STOP_GRACE_S:
                     _send(child, signal.SIGKILL)
-                    return Watched(child.wait(), killed_after_stop=True)
+                    return Watched(child.wait())
                 continue
             sizes = _sizes(progress)
             if sizes != seen:
