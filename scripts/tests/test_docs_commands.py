@@ -14,6 +14,7 @@
   evaluated here, over the threads the binary would launch on the fixture run's GPU (an H200),
   and must give each thread's slots defined, distinct elements inside [0, n), as the binary's
   index table requires; `gmb pattern` then runs for real but for the binary (a stand-in).
+- `scripts/gmb peers ...`: parsed (measuring every pair of a node is a device run of its own).
 - `scripts/test`, `scripts/setup`, `pip install`, `cmake`, `python3 -m pytest`: recognised and
   skipped (the suite runs them itself).
 Anything else fails: a documented command needs a rule here first.
@@ -228,7 +229,7 @@ def classify(words: list[str]) -> str:
         sub = words[1] if len(words) > 1 else ""
         if sub in ANALYSIS:
             return "analysis"
-        if sub in ("run", "ncu", "fleet", "pattern"):
+        if sub in ("run", "ncu", "fleet", "pattern", "peers"):
             return f"gmb-{sub}"
         return "unknown"
     if BINARY.fullmatch(first):
@@ -270,6 +271,8 @@ def test_documented_command(command, tmp_path):
         check_gmb_fleet(command, words, tmp_path)
     elif kind == "gmb-pattern":
         check_gmb_pattern(command, words, tmp_path)
+    elif kind == "gmb-peers":
+        check_gmb_peers(command, words)
     else:
         check_gmb_ncu(words)
 
@@ -712,6 +715,18 @@ def check_gmb_pattern(command: Command, words: list[str], tmp_path: Path) -> Non
     assert "Traceback" not in proc.stderr, proc.stderr
     if "--save" in args:
         assert list((tmp_path / "results").glob("*/*-pattern/explanation.md")), "nothing saved"
+
+
+def check_gmb_peers(command: Command, words: list[str]) -> None:
+    """Parsed here (options and passthrough as gmb checks them); measuring every pair of a node
+    is a device run of its own (test_peer_matrix.py runs it with a stand-in binary)."""
+    from gmbtools import peer_matrix
+    from gmbtools.cli import build_parser
+
+    args, extra = build_parser().parse_known_args(words[1:])
+    peer_matrix.check_passthrough(extra)
+    assert args.command == "peers", f"{command}: not gmb peers"
+    pytest.skip("options parsed; every pair of a node is a device run of its own")
 
 
 def check_gmb_ncu(words: list[str]) -> None:
