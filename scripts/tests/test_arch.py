@@ -7,8 +7,10 @@ import shutil
 
 from conftest import SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, aggregate, write_gb
 
-from gmbtools import arch, figures, frame, report, results
-from gmbtools.summary import write_summary
+from gmbtools.analysis import arch, frame
+from gmbtools.present import figures, report
+from gmbtools.data import results
+from gmbtools.present.summary import write_summary
 
 BLACKWELL = ("Blackwell, sm_100 not measured by gmembench: L1 size and carve-out from the Blackwell "
              "Tuning Guide; the model's DRAM granule is Hopper's (64 B)")

@@ -9,7 +9,8 @@ import statistics
 import pytest
 from conftest import CACHING_RUN, T, aggregate, assert_one_line_error, gmb, iteration, write_gb
 
-from gmbtools import compare, results
+from gmbtools.present import compare
+from gmbtools.data import results
 from gmbtools.errors import GmbError
 
 # Benchmarks in every flavor of CACHING_RUN (ref/, aos/, warp/, offset/f32x2/read/).

@@ -598,8 +598,8 @@ def check_patterns(command: Command, args: list[str]) -> None:
 
 def gmb_pattern_binary_args(words: list[str]) -> list[str]:
     """The binary's arguments for `gmb pattern ...`, as gmb pattern makes them."""
-    from gmbtools import pattern
-    from gmbtools.cli import build_parser
+    from gmbtools.commands import pattern
+    from gmbtools.commands.cli import build_parser
 
     args, extra = build_parser().parse_known_args(words[1:])
     options = pattern.Options(
@@ -658,8 +658,8 @@ def check_gmb_run(command: Command, words: list[str], tmp_path: Path) -> None:
 def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
     """`report` runs for real on a fleet of two tasks made from the fixture run; `submit` is
     parsed here (test_fleet.py submits for real to a real Slurm)."""
-    from gmbtools import fleet
-    from gmbtools.cli import build_parser
+    from gmbtools.commands import fleet
+    from gmbtools.commands.cli import build_parser
 
     args, extra = build_parser().parse_known_args(words[1:])
     assert not extra, f"{command}: unknown options {extra}"
@@ -720,8 +720,8 @@ def check_gmb_pattern(command: Command, words: list[str], tmp_path: Path) -> Non
 def check_gmb_peers(command: Command, words: list[str]) -> None:
     """Parsed here (options and passthrough as gmb checks them); measuring every pair of a node
     is a device run of its own (test_peer_matrix.py runs it with a stand-in binary)."""
-    from gmbtools import peer_matrix
-    from gmbtools.cli import build_parser
+    from gmbtools.commands import peers as peer_matrix
+    from gmbtools.commands.cli import build_parser
 
     args, extra = build_parser().parse_known_args(words[1:])
     peer_matrix.check_passthrough(extra)

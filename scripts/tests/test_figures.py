@@ -10,9 +10,11 @@ import pandas as pd
 import pytest
 from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES
 
-from gmbtools import figures, frame, results
-from gmbtools.naming import strip_suffixes
-from gmbtools.plotkit import Skip
+from gmbtools.present import figures
+from gmbtools.analysis import frame
+from gmbtools.data import results
+from gmbtools.data.naming import strip_suffixes
+from gmbtools.present.plotkit import Skip
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +256,7 @@ def test_non_numeric_sweep_values_are_skipped_not_a_traceback(families):
 
 
 def test_offset_ticks_never_crowd():
-    from gmbtools.figures import _spaced
+    from gmbtools.present.figures import _spaced
 
     # f32 offsets in bytes: 124 sits too close to 128 and 4 to 0; the ends always stay.
     assert _spaced([0, 4, 8, 16, 32, 64, 124, 128], 6.4) == [0, 8, 16, 32, 64, 128]

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import SCREEN_RUNS
 
-from gmbtools import fleet, fleet_report
-from gmbtools.cli import main
+from gmbtools.commands import fleet
+from gmbtools.present import fleet_report
+from gmbtools.commands.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 GMB = REPO / "scripts" / "gmb"

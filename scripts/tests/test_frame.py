@@ -4,7 +4,8 @@ import math
 import pytest
 from conftest import H200_RUN, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, aggregate, write_gb
 
-from gmbtools import frame, results, summary
+from gmbtools.analysis import frame, headlines
+from gmbtools.data import results
 from gmbtools.errors import GmbError
 
 H200_DEFAULT = H200_RUN / "default.json"
@@ -89,7 +90,7 @@ def test_headline_marks_summarys_best_read_write_and_copy():
     loaded = results.load(H200_DEFAULT)
     medians = frame.medians_frame([loaded])
     picked = medians.dropna(subset=["headline"]).set_index("name")["headline"].to_dict()
-    assert picked == summary.headline_picks(results.median_by_name(loaded.records))
+    assert picked == headlines.headline_picks(results.median_by_name(loaded.records))
     assert sorted(picked.values()) == ["best copy", "best read", "best write"]
     reads = medians.loc[medians["family"] == "read"]
     assert picked[reads.loc[reads["gbs"].idxmax(), "name"]] == "best read"

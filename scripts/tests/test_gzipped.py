@@ -9,8 +9,11 @@ from pathlib import Path
 
 from conftest import CACHING_RUN, SCREEN_RUNS
 
-from gmbtools import fleet, fleet_report, node_summary, packing
-from gmbtools.cli import main
+from gmbtools.commands import fleet
+from gmbtools.data import node as node_record
+from gmbtools.present import fleet_report, node_summary
+from gmbtools.data import packing
+from gmbtools.commands.cli import main
 
 
 def packed_copy(source: Path, to: Path) -> Path:
@@ -66,8 +69,8 @@ def test_node_summary_and_fleet_report_read_packed_files(tmp_path):
     for index, run in enumerate(SCREEN_RUNS[:2]):
         uuid = json.loads((run / "default.json").read_text())["context"]["gpu_uuid"]
         packed_copy(run, node / f"gpu{index}-{uuid}")
-        devices.append(node_summary.NodeDevice(index, uuid, "NVIDIA H200", f"gpu{index}-{uuid}"))
-    node_summary.save_node(node, node_summary.Node("scripts/gmb run --devices 0,1", False,
+        devices.append(node_record.NodeDevice(index, uuid, "NVIDIA H200", f"gpu{index}-{uuid}"))
+    node_record.save_node(node, node_record.Node("scripts/gmb run --devices 0,1", False,
                                                    devices))
     text = node_summary.write(node).read_text()
     assert len([line for line in text.splitlines() if line.startswith("| 0 |")

@@ -94,7 +94,8 @@ def test_the_installed_package_is_the_venvs_own(venv, tmp_path):
 
 
 def test_every_subpackage_is_installed(venv, tmp_path):
-    """Sub-packages (gmbtools.figures) must ship too, or an installed `gmb plot` cannot import."""
+    """Sub-packages (the four layers, gmbtools.present.figures) must ship too, or an installed
+    `gmb` cannot import them."""
     packages = sorted(p.parent.relative_to(SCRIPTS).as_posix().replace("/", ".")
                       for p in (SCRIPTS / "gmbtools").rglob("__init__.py"))
     proc = run(venv / "bin" / "python", "-c",

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools import littles_law
-from gmbtools.littles_law import LoadedCurve
+from gmbtools.analysis import littles_law
+from gmbtools.analysis.littles_law import LoadedCurve
 
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 RISING = LoadedCurve(np.array([0.0, 2000.0, 4000.0]), np.array([300.0, 400.0, 800.0]))

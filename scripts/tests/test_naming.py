@@ -1,6 +1,6 @@
 import pytest
 
-from gmbtools.naming import (element_bytes, numeric_params, split_name, strip_suffixes,
+from gmbtools.data.naming import (element_bytes, numeric_params, split_name, strip_suffixes,
                              to_number, type_and_op)
 
 

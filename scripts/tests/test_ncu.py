@@ -2,7 +2,7 @@
 
 import pytest
 
-from gmbtools import ncu
+from gmbtools.commands import ncu
 from gmbtools.errors import GmbError
 
 # The shape of `ncu --csv --print-units base` (one row per kernel and metric), preceded by

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import SCREEN_RUNS
 
-from gmbtools import node_summary, run
-from gmbtools.cli import main
+from gmbtools.data import node as node_record
+from gmbtools.present import node_summary
+from gmbtools.commands import run
+from gmbtools.commands.cli import main
 from gmbtools.errors import GmbError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,9 +53,9 @@ def make_node(folder: Path, slow_read: float | None = None,
                 if b["name"].startswith("read/") and "bytes_per_second" in b:
                     b["bytes_per_second"] /= slow_read
         (sub / "default.json").write_text(json.dumps(doc))
-        devices.append(node_summary.NodeDevice(index, uuid, doc["context"]["gpu_name"],
+        devices.append(node_record.NodeDevice(index, uuid, doc["context"]["gpu_name"],
                                                sub.name))
-    node_summary.save_node(folder, node_summary.Node("scripts/gmb run --devices all", False,
+    node_record.save_node(folder, node_record.Node("scripts/gmb run --devices all", False,
                                                      devices))
     return folder
 

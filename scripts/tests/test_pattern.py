@@ -17,7 +17,8 @@ import pytest
 from conftest import FIXTURES, assert_one_line_error, gmb
 from PIL import Image
 
-from gmbtools import pattern, pattern_explain
+from gmbtools.commands import pattern
+from gmbtools.analysis import pattern_explain
 from gmbtools.errors import GmbError
 
 SYNTHETIC = FIXTURES / "pattern" / "synthetic.json"

@@ -12,7 +12,7 @@ import pytest
 from conftest import assert_one_line_error, gmb
 from PIL import Image
 
-from gmbtools import peer_matrix
+from gmbtools.commands import peers as peer_matrix
 from gmbtools.errors import GmbError
 
 NOW = datetime(2026, 11, 24, 12, 0, 0)

@@ -12,8 +12,11 @@ from PIL import Image
 from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, write_gb
 
 import gmbtools
-from gmbtools import frame, plot, plotkit, report, results, run
-from gmbtools.cli import main
+from gmbtools.analysis import frame
+from gmbtools.present import plot, plotkit, report
+from gmbtools.data import results
+from gmbtools.commands import run
+from gmbtools.commands.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -283,9 +286,10 @@ def test_load_errors(tmp_path, capsys):
 
 
 def test_without_pandas_or_matplotlib(monkeypatch, tmp_path, capsys):
-    for name in ("pandas", "gmbtools.plot", "gmbtools.report", "gmbtools.frame"):
+    for name in ("pandas", "gmbtools.present.plot", "gmbtools.present.report",
+                 "gmbtools.analysis.frame"):
         monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delattr(gmbtools, "report")
+    monkeypatch.delattr(gmbtools.present, "report")
     assert main(["plot", str(H200_RUN)]) == 1
     one_line_error(capsys, "this command needs pandas and matplotlib")
     # gmb run still succeeds: one line, no figures.

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import SCRIPTS
 
-from gmbtools import repo
+from gmbtools.commands import repo
 from gmbtools.errors import GmbError
 
 

@@ -8,8 +8,8 @@ from conftest import (ALL_FIXTURES, SYNTHETIC_CA, SYNTHETIC_DEFAULT, T, aggregat
                       write_gb)
 
 from gmbtools.errors import GmbError
-from gmbtools.naming import strip_suffixes
-from gmbtools.results import load, median_by_name
+from gmbtools.data.naming import strip_suffixes
+from gmbtools.data.results import load, median_by_name
 
 CONTRACT_CONTEXT_KEYS = ("gmb_flavor", "gpu_name", "gpu_cc", "gpu_sms", "gpu_l2_bytes",
                          "gpu_peak_gbs", "gpu_mem_clock_khz", "gpu_bus_bits", "ecc", "driver",
@@ -220,7 +220,7 @@ def test_compressed_files_load_like_plain_ones(tmp_path):
     from conftest import SYNTHETIC_DEFAULT
 
     from gmbtools.errors import GmbError
-    from gmbtools.results import load_folder
+    from gmbtools.data.results import load_folder
 
     shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "plain.json")
     (tmp_path / "default.json.gz").write_bytes(gzip.compress(SYNTHETIC_DEFAULT.read_bytes()))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SYNTHETIC_DEFAULT
 
-from gmbtools import run
+from gmbtools.commands import run
 from gmbtools.errors import GmbError
 
 NOW = datetime(2025, 6, 1, 12, 0, 5)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import SCRIPTS
 
-from gmbtools import partial
+from gmbtools.data import partial
 
 NAMES = [f"read/f32/ilp:{k}/grid:full" for k in range(1, 9)]
 
@@ -120,7 +120,7 @@ exit 0
 DRIVER = """import sys
 sys.path.insert(0, {scripts!r})
 from pathlib import Path
-from gmbtools import cli, run
+from gmbtools.commands import cli, run
 run.find_repo = lambda *a, **k: Path({repo!r})
 if __name__ == "__main__":  # the figures' worker processes import this file again
     sys.exit(cli.main(sys.argv[1:]))

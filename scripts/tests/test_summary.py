@@ -5,10 +5,10 @@ import shutil
 import pytest
 from conftest import ALL_FIXTURES, SYNTHETIC_CA, SYNTHETIC_DEFAULT
 
-from gmbtools import results
+from gmbtools.data import results
 from gmbtools.errors import GmbError
-from gmbtools.runinfo import FlavorRun, RunInfo
-from gmbtools.summary import write_summary
+from gmbtools.data.runinfo import FlavorRun, RunInfo
+from gmbtools.present.summary import write_summary
 
 
 def flavor_section(text, flavor):

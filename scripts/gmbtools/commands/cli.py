@@ -1,0 +1,180 @@
+"""The `gmb` command line: one table of subcommands (COMMANDS, FLEET_STEPS), one parser.
+
+Every error a user can cause ends as one `gmb: error: ...` line on stderr and a non-zero exit
+status, argparse's own usage errors included. What each subcommand takes and does lives in
+commands.py; `load`, `plot` and `report` need pandas and matplotlib and say so in one line
+where they are missing.
+"""
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gmbtools.commands import handlers as c
+from gmbtools.errors import GmbError
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its line in `gmb --help`, its `--help` text, its options, its handler."""
+
+    name: str
+    summary: str
+    description: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace, list[str], list[str]], int]
+
+
+COMMANDS = (
+    Command(
+        "run", "set up, build and run every flavor; write a new results folder",
+        "Set up, build, query the device, run each flavor, and write "
+        "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json.gz, run_info.json, "
+        "summary.md and (with pandas and matplotlib) figures/ and report.md. Extra "
+        "--benchmark_*=VALUE and --gmb_*=VALUE options are passed to every benchmark binary.",
+        c.run_arguments, c.run_handler),
+    Command(
+        "peers", "measure every ordered pair of GPUs, one pair at a time; write a peer matrix",
+        "Build the default flavor and run, for every ordered pair (i, j) of the GPUs, "
+        "gmembench on GPU i with --gmb_peer=only --gmb_peer_partner=j (peer reads, writes, "
+        "kernel copies and the copy engine, pull, push and both at once), one pair at a time. "
+        "Writes results/<gpu_slug>/<YYYYmmdd-HHMMSS>-peers/ with each pair's JSON (gzip), "
+        "matrix.json, matrix.md (an N x N table per measurement) and matrix.png. One GPU: says "
+        "there is no pair and exits 0. Exits non-zero when a pair has no numbers (the others "
+        "are still measured). Extra --benchmark_*=VALUE and --gmb_*=VALUE options go to every "
+        "run.",
+        c.peers_arguments, c.peers_handler),
+    Command(
+        "pattern", "measure your own index expressions; explain what they cost",
+        "Build the flavor and run it once with each EXPR as a benchmark (--gmb_pattern=EXPR: "
+        "the element thread i touches, compiled by NVRTC), beside the driver's copy and fill, "
+        "the DRAM chase and (--compare, the default) the built-ins they may behave like. "
+        "Prints, per expression, the measured and predicted GB/s, the access class, the "
+        "built-in it behaves like and a fix where one is known; --json prints the same as "
+        "JSON. --save writes results/<gpu_slug>/<YYYYmmdd-HHMMSS>-pattern/ with pattern.json.gz, "
+        "explanation.md and (two expressions or more) pattern.png. Extra --benchmark_*=VALUE "
+        "and --gmb_*=VALUE options go to the binary.",
+        c.pattern_arguments, c.pattern_handler),
+    Command(
+        "summary", "re-write summary.md of an existing results folder",
+        "Re-write RESULTS_DIR/summary.md from the JSON files in it.",
+        c.results_dir_argument, c.summary_handler),
+    Command(
+        "load", "load JSON files into one table; describe it or write it as CSV",
+        "Load Google Benchmark JSON files into one tidy table (a row per repetition and "
+        "aggregate; name split into family, variant, type, op and params; flavor and GPU from "
+        "the context). A results folder stands for its default/ca/cg files (plain or .gz). "
+        "Prints what it holds, or writes it with --csv.",
+        c.load_arguments, c.load_handler),
+    Command(
+        "plot", "draw the figures of a results folder (PNG; SVG with --svg)",
+        "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, reuse, aos_soa, "
+        "word_ilp, working_set), as PNG (and SVG with --svg); a figure whose benchmarks are "
+        "absent is skipped with a message.",
+        c.plot_arguments, c.plot_handler),
+    Command(
+        "report", "draw the figures and write RESULTS_DIR/report.md",
+        "Draw the figures into RESULTS_DIR/figures and write RESULTS_DIR/report.md: the "
+        "headline numbers, every figure with what it shows, errors and the run's context.",
+        c.report_arguments, c.report_handler),
+    Command(
+        "compare", "tabulate bandwidth ratios B/A of two runs, or of the flavors of one run",
+        "Pair the benchmarks of A.json and B.json by name and print a markdown table of their "
+        "median GB/s, the ratio B/A, each side's cv (spread of the repetitions) and a flag `*` "
+        "where |B/A - 1| > max(3 x sqrt(cvA^2 + cvB^2), 0.5 %). Only flagged rows are listed "
+        "(largest difference first) unless --all; names in one file only and errored "
+        "benchmarks are listed by name. --flavors RESULTS_DIR compares default.json, ca.json "
+        "and cg.json of one run: ca/default, cg/default and cg/ca.",
+        c.compare_arguments, c.compare_handler),
+    Command(
+        "ncu", "profile benchmarks once each under Nsight Compute; model beside hardware",
+        "Run the benchmarks matching --filter once each under Nsight Compute (clocks left "
+        "alone) and write, per benchmark name, the measured L1 sectors per request (loads, "
+        "stores) and DRAM bytes beside the traffic model's predictions, as JSON. Needs a built "
+        "binary (scripts/gmb run builds them). Extra --gmb_*=VALUE options go to the binary.",
+        c.ncu_arguments, c.ncu_handler),
+)
+
+# `gmb fleet submit|task|report`: the screening sweep on every GPU of a Slurm job.
+FLEET = ("fleet", "screen every GPU of a Slurm job; report the outliers",
+         "Run the screening sweep (--gmb_sweep=screen, one flavor) on every GPU of a Slurm job "
+         "and compare each GPU with the others of its model.")
+FLEET_STEPS = (
+    Command(
+        "submit",
+        "write results/fleet/<timestamp>/ and submit the job (srun inside an allocation)",
+        "Build the default flavor (unless --binary), write results/fleet/<YYYYmmdd-HHMMSS>/ "
+        "with fleet.json and job.sbatch (one task per GPU on every node), and submit it with "
+        "sbatch; inside an allocation (SLURM_JOB_ID set) run the tasks with srun instead. Each "
+        "task writes <host>/<gpu-uuid>/ with status.json and screen.json. Extra --sbatch-arg "
+        "values go into the batch script. --partition, --time and --sbatch-arg are checked "
+        "first: a control character (newline, tab, ...), a time Slurm would not parse or an "
+        "--sbatch-arg that is not an option is refused before anything is built, written or "
+        "submitted. The job asks Slurm for SIGTERM 120 s before its time limit (--signal; a "
+        "quarter of a limit under 8 minutes), so each task stops its screen and reports it as "
+        "interrupted.",
+        c.fleet_submit_arguments, c.fleet_submit_handler),
+    Command(
+        "task", "(run by Slurm) screen this task's GPU",
+        "Run by each Slurm task of the job: screen the task's GPU into "
+        "DIR/<host>/<gpu-uuid>/ and write status.json however it ends.",
+        c.fleet_dir_argument, c.fleet_task_handler),
+    Command(
+        "report", "merge a fleet folder's tasks: report.md, fleet.csv, fleet.png",
+        "Merge every task of DIR into report.md, fleet.csv and fleet.png: each GPU's ratio "
+        "to the median of the job's GPUs of its model per screening benchmark, GPUs more "
+        "than 5% below it flagged, failed, unfinished, missing and corrupt tasks listed "
+        "with their reason. Exits non-zero when any task did not screen its GPU.",
+        c.fleet_dir_argument, c.fleet_report_handler),
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse prints usage plus an error and exits 2; we want our one-line form instead."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise GmbError(message, 2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gmb",
+        description="Run gmembench; summarise, tabulate and plot its Google Benchmark JSON.",
+        allow_abbrev=False,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_commands(commands, COMMANDS)
+    name, summary, description = FLEET
+    fleet = commands.add_parser(name, allow_abbrev=False, help=summary, description=description)
+    steps = fleet.add_subparsers(dest="fleet_command", metavar="STEP", required=True)
+    _add_commands(steps, FLEET_STEPS)
+    return parser
+
+
+def _add_commands(subparsers: argparse._SubParsersAction, table: tuple[Command, ...]) -> None:
+    """One parser per row: no abbreviated options, `handler(args, extra, argv)` runs it."""
+    for command in table:
+        parser = subparsers.add_parser(command.name, allow_abbrev=False, help=command.summary,
+                                       description=command.description)
+        command.arguments(parser)
+        parser.set_defaults(handler=command.handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point for scripts/gmb; returns the process exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args, extra = build_parser().parse_known_args(argv)
+        status: int = args.handler(args, extra, argv)
+        return status
+    except GmbError as err:
+        print(f"gmb: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except OSError as err:  # e.g. a results folder we may not write to
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"gmb: error: {where}{err.strerror or err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("gmb: error: interrupted", file=sys.stderr)
+        return 130

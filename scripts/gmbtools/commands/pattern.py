@@ -1,0 +1,374 @@
+"""`gmb pattern EXPR...`: measure the user's own index expressions and explain what they cost.
+
+One run of one flavor's binary (built as `gmb run` builds it, or `--binary`): every expression
+(`--gmb_pattern=EXPR`, one benchmark each) plus what the explanation compares them with, the
+driver's copy and fill (the roof), the DRAM chase (the latency of Little's law) and, with
+--compare, the built-ins each class behaves like. Google Benchmark's JSON comes on stdout; the
+binary's own lines on stderr are passed on as they come, but its one-line error becomes gmb's.
+pattern_explain.py turns the JSON into the explanation; --save keeps everything in a new folder
+`results/<gpu_slug>/<YYYYmmdd-HHMMSS>-pattern/` (pattern.json.gz, explanation.md and, for two
+expressions or more, pattern.png).
+
+Standard library only, like `gmb run` (the figure needs matplotlib and says so where it is
+missing).
+"""
+
+import codecs
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass
+from datetime import datetime
+from io import BufferedIOBase
+from pathlib import Path
+from typing import TextIO
+
+from gmbtools.data import packing, results
+from gmbtools.commands import run, stopping
+from gmbtools.analysis import pattern_explain as explain
+from gmbtools.errors import GmbError
+from gmbtools.data.flavors import BINARIES
+from gmbtools.commands.repo import find_repo
+
+# Options gmb pattern sets itself: the last copy of a flag wins, so a user's copy would change
+# what the explanation reads; refuse it, saying what to use instead.
+_RESERVED = {
+    "--benchmark_filter": "gmb pattern picks the benchmarks (--no-compare: fewer)",
+    "--benchmark_format": "gmb pattern reads JSON on stdout",
+    "--benchmark_out": "--save keeps the JSON",
+    "--benchmark_out_format": "--save keeps the JSON",
+    "--benchmark_repetitions": "use --repetitions R",
+    "--benchmark_list_tests": "gmb pattern runs the benchmarks",
+    "--gmb_pattern": "give the expressions as arguments",
+    "--gmb_info": "gmb pattern runs the benchmarks",
+    "--gmb_progress": "gmb pattern shows progress itself on a terminal",
+}
+_OWN_OPTIONS = {"--gmb_pattern_op": "--op", "--gmb_pattern_word": "--word",
+                "--gmb_pattern_k": "--k", "--gmb_pattern_block": "--block",
+                "--gmb_pattern_n": "--n", "--gmb_pattern_bytes": "--bytes",
+                "--gmb_pattern_threads": "--threads"}
+# The binary's one-line error, after what the progress line left in front of it: its last
+# redraw and the clearing ("\r", ESC[K) that the message starts with.
+_ERROR_LINE = re.compile(r"(?P<before>(?:.*\r)?(?:\x1b\[K)?)(?P<program>[\w.+-]+): error: "
+                         r"(?P<reason>.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked `gmb pattern` for (see commands.py for the flags). None: the
+    binary's default."""
+
+    expressions: tuple[str, ...]
+    op: str | None = None
+    word: str | None = None
+    k: int | None = None
+    block: int | None = None
+    n: int | None = None
+    bytes: str | None = None
+    threads: int | None = None
+    flavor: str = "default"
+    device: int = 0
+    repetitions: int = 3
+    compare: bool = True
+    json: bool = False
+    save: bool = False
+    binary: Path | None = None  # a built binary instead of building the flavor's
+    preset: str | None = None
+    cuda_archs: str | None = None
+    out: Path | None = None  # results root for --save; default <repo>/results
+    passthrough: tuple[str, ...] = ()
+    gmb_command: str = "scripts/gmb pattern"
+
+
+def check_passthrough(extra: list[str]) -> tuple[str, ...]:
+    """--benchmark_*/--gmb_* options for the binary, less those gmb pattern sets itself."""
+    for arg in extra:
+        if not arg.startswith(run.PASSTHROUGH_PREFIXES):
+            raise GmbError(f"unrecognized argument {arg!r} (only --benchmark_*=VALUE and "
+                           "--gmb_*=VALUE options are passed on to the benchmark)", 2)
+        name = arg.split("=", 1)[0]
+        if name in _OWN_OPTIONS:
+            raise GmbError(f"{name} is set by gmb pattern: use {_OWN_OPTIONS[name]}", 2)
+        if name in _RESERVED:
+            raise GmbError(f"{name} is set by gmb pattern: {_RESERVED[name]}", 2)
+    return tuple(extra)
+
+
+def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
+    """gmembench's filter (POSIX extended): the patterns, the roof's two references, the DRAM
+    chase, and with `compare` the built-ins a pattern's class may behave like."""
+    l2_sets = "|".join(str(ws) for ws in explain.L2_SETS)
+    names = ["pattern/", f"{explain.MEMCPY}$", f"{explain.MEMSET}$", f"{explain.CHASE}$",
+             f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/"]
+    if compare:
+        word = word or "f32"
+        if twin := explain.coalesced_twin(op or "read", word):  # a word the built-ins have
+            names.append(f"{twin}$")
+        gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
+                   "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment", "warp/permute_across",
+                   "gather/random"]
+        twins = {explain.twin_for_op(g, op or "read") for g in gathers} - {None}
+        names += sorted(re.escape(t) + "$" for t in twins)
+    return "^(" + "|".join(names) + ")"
+
+
+def command(binary: str, options: Options, progress: bool = False) -> list[str]:
+    """The binary's command line: the expressions, the options given, then the user's own."""
+    given = (("op", options.op), ("word", options.word), ("k", options.k),
+             ("block", options.block), ("n", options.n), ("bytes", options.bytes),
+             ("threads", options.threads))
+    return [
+        binary,
+        f"--device={options.device}",
+        *(f"--gmb_pattern={expr}" for expr in options.expressions),
+        *(f"--gmb_pattern_{key}={value}" for key, value in given if value is not None),
+        f"--benchmark_filter={benchmark_filter(options.op, options.word, options.compare)}",
+        f"--benchmark_repetitions={options.repetitions}",
+        "--benchmark_format=json",
+        *(["--gmb_progress=pattern"] if progress else []),
+        *options.passthrough,
+    ]
+
+
+def measure(options: Options, repo: Path | None = None, now: datetime | None = None) -> int:
+    """Build, run, explain (and save); the exit status. Raises GmbError when the binary fails,
+    and, after printing everything, when a pattern errored."""
+    start = time.monotonic()
+    say = sys.stderr if options.json else sys.stdout  # --json: stdout holds the JSON alone
+    repo = repo or find_repo()
+    env = run.device_env()
+    binary = _binary(options, repo, env)
+    cmd = command(binary, options, progress=sys.stderr.isatty())
+    print(f"gmb: {shlex.join(cmd)}", file=say, flush=True)
+    with stopping.Stopper() as stopper:  # a stop ends the binary; nothing is saved
+        stdout = run_binary(cmd, repo, env, stopper)
+    with tempfile.TemporaryDirectory(prefix="gmb-pattern-") as scratch:
+        path = Path(scratch) / "pattern.json"
+        path.write_text(stdout, encoding="utf-8")
+        loaded = results.load(path)
+        where, explanations = explain.explain(loaded)
+        if not explanations:
+            raise GmbError(f"{Path(binary).name} printed no pattern/ benchmark: is it a "
+                           "gmembench with the pattern family?")
+        if options.json:
+            print(json.dumps(explain.records(explanations), indent=2, ensure_ascii=False))
+        else:
+            print(explain.text(where, explanations), end="", flush=True)
+        if options.save:
+            folder = _save(path, loaded, where, explanations, options, shlex.join(cmd), repo,
+                           now or datetime.now(), say)
+            print(folder, file=say, flush=True)
+    print(f"gmb: took {time.monotonic() - start:.1f} s", file=say, flush=True)
+    errored = [e for e in explanations if e.error]
+    if errored:
+        raise GmbError(f"{len(errored)} of {len(explanations)} pattern(s) errored: "
+                       f"{errored[0].expression}: {errored[0].error}")
+    return 0
+
+
+def run_binary(cmd: list[str], repo: Path, env: dict[str, str],
+               stopper: stopping.Stopper | None = None) -> str:
+    """The binary's stdout. Its stderr goes on to ours as it comes, except its error line,
+    which becomes the GmbError (with its exit status) when it fails. A stop signal is passed
+    on to the binary (in a session of its own) and ends the command with 128 + N."""
+    stopper = stopper or stopping.Stopper()
+    try:
+        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as err:
+        raise GmbError(f"cannot run {cmd[0]} ({err.strerror})") from None
+    stopper.adopt(proc)
+    assert proc.stdout is not None and proc.stderr is not None
+    out: list[bytes] = []
+    # Read stdout beside stderr: a JSON larger than the pipe would stop the binary otherwise.
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    errors = relay(proc.stderr, sys.stderr)
+    reader.join()
+    code = proc.wait()
+    stopper.release(proc)
+    if stopper.stopped:
+        raise GmbError(f"interrupted by {stopper.name}: nothing measured is kept (a pattern "
+                       "run takes seconds: run it again)", 128 + stopper.signal)
+    if code != 0 and errors:
+        program, reason = errors[-1]
+        raise GmbError(f"{program}: {reason}", code)
+    if code != 0:
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with {code}"
+        raise GmbError(f"{shlex.join(cmd[:1])} {how}", code)
+    # Error lines of a run that went on to succeed are the binary's to judge: show them.
+    sys.stderr.write("".join(f"{program}: error: {reason}\n" for program, reason in errors))
+    return b"".join(out).decode("utf-8", errors="replace")
+
+
+def relay(stream: BufferedIOBase, sink: TextIO) -> list[tuple[str, str]]:
+    """Copy `stream` to `sink` line by line, a progress line (redrawn in place after '\\r') as
+    soon as it comes; lines `<program>: error: <reason>` are kept back and returned."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    errors: list[tuple[str, str]] = []
+
+    def line(text: str) -> None:
+        error = _ERROR_LINE.fullmatch(text)
+        if error:
+            sink.write(error["before"])  # leaves the progress line cleared
+            errors.append((error["program"], error["reason"].strip()))
+        else:
+            sink.write(text + "\n")
+
+    pending = ""
+    while chunk := stream.read1(4096):  # what is there, without waiting for 4096 bytes
+        pending += decoder.decode(chunk)
+        *lines, pending = pending.split("\n")
+        for text in lines:
+            line(text)
+        if pending.startswith("\r"):  # a progress line redrawn in place: show it now, all
+            cut = pending.rfind("\r")  # but a last piece that may yet become an error line
+            cut = cut if _may_become_error(pending[cut:]) else len(pending)
+            sink.write(pending[:cut])
+            pending = pending[cut:]
+        sink.flush()
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        line(pending)
+        sink.flush()
+    return errors
+
+
+def _may_become_error(piece: str) -> bool:
+    """Whether `piece` (after a progress line's last "\\r") could still grow into the
+    binary's error line."""
+    rest = piece.removeprefix("\r")
+    if "\x1b[K".startswith(rest):
+        return True
+    rest = rest.removeprefix("\x1b[K")
+    program = re.match(r"[\w.+-]*", rest)
+    tail = rest[program.end():] if program else rest
+    return ": error: ".startswith(tail) or tail.startswith(": error: ")
+
+
+def _binary(options: Options, repo: Path, env: dict[str, str]) -> str:
+    """The user's binary, or the flavor's, built as `gmb run` builds it (on stderr with
+    --json, so that stdout holds the JSON alone)."""
+    if options.binary is not None:
+        binary = options.binary.expanduser().resolve()
+        if not binary.is_file():
+            raise GmbError(f"{options.binary}: no such benchmark binary")
+        return str(binary)
+    with _stdout_to_stderr(options.json):
+        preset = run.build(repo, env, options.preset, options.cuda_archs,
+                           [BINARIES[options.flavor]])
+    return str(repo / "build" / preset / BINARIES[options.flavor])
+
+
+@contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """Our prints and file descriptor 1 (where the build's tools write) go to stderr for the
+    block."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _save(path: Path, loaded: results.Results, where: explain.Setting,
+          explanations: list[explain.Explanation], options: Options, binary_command: str,
+          repo: Path, now: datetime, say: TextIO) -> Path:
+    """A new folder (never an old one) with pattern.json.gz, explanation.md and the figure."""
+    slug = loaded.context.get("gpu_slug")
+    if not isinstance(slug, str) or not run.SLUG.fullmatch(slug):
+        raise GmbError(f"the run's context has no usable gpu_slug (got {slug!r}); nothing saved")
+    root = (options.out or repo / "results").resolve()
+    folder = run.make_run_dir(root, slug, now, "-pattern")
+    saved = folder / "pattern.json"
+    saved.write_bytes(path.read_bytes())
+    packing.pack(saved)
+    shown = binary_command.replace(str(repo.resolve()) + os.sep, "")
+    (folder / "explanation.md").write_text(
+        explain.markdown(where, explanations, options.gmb_command, shown), encoding="utf-8")
+    print(f"gmb: wrote {folder / 'explanation.md'}", file=say, flush=True)
+    if len(explanations) >= 2:
+        _figure(folder, where, explanations, say)
+    return folder
+
+
+def _figure(folder: Path, where: explain.Setting, explanations: list[explain.Explanation],
+            say: TextIO) -> None:
+    """pattern.png where matplotlib is installed; one line where it is not."""
+    try:
+        figure = draw(folder, where, explanations)
+    except ImportError as err:
+        print(f"gmb: no pattern.png: {err} (python3 -m pip install -r scripts/requirements.txt)",
+              file=say, flush=True)
+        return
+    print(f"gmb: wrote {figure}", file=say, flush=True)
+
+
+def draw(folder: Path, where: explain.Setting,
+         explanations: list[explain.Explanation]) -> Path:
+    """folder/pattern.png: a bar per expression (measured), its prediction marked across it,
+    the theoretical peak and ref/memcpy_d2d as lines. Raises ImportError without matplotlib."""
+    import textwrap
+
+    import numpy as np
+
+    from gmbtools.present import plotkit
+
+    count = len(explanations)
+    body, axes = plotkit.new_figure(1, 1, (max(6.0, 1.1 * count + 1.5) + 2.6, 4.2))
+    ax = axes[0][0]
+    xs = np.arange(count, dtype=float)
+    measured = np.array([e.gbs if e.gbs is not None else np.nan for e in explanations])
+    valid = ~np.isnan(measured)
+    ax.bar(xs[valid], measured[valid], 0.6, color="tab:blue", label="measured (median)")
+    predicted = [(x, e.predicted_gbs) for x, e in zip(xs, explanations)
+                 if e.predicted_gbs is not None]
+    label = "predicted (the lowest bound: DRAM, Little's law, L2 to SM)"
+    for k, (x, value) in enumerate(predicted):
+        ax.hlines(value, x - 0.38, x + 0.38, colors="black", linewidth=2.2,
+                  label=label if k == 0 else None)
+    values = [v for v in (*measured[valid], *(v for _, v in predicted), where.peak_gbs,
+                          where.memcpy_gbs) if v]
+    top = max(values, default=1.0)
+    for x, e in zip(xs, explanations):
+        if e.error:
+            ax.text(x, top * 0.02, "error", rotation=90, ha="center", va="bottom", fontsize=8,
+                    color=plotkit.ERROR_COLOR, fontweight="bold")
+    if where.peak_gbs:
+        ax.axhline(where.peak_gbs, color="black", linestyle=":", linewidth=1.2,
+                   label=f"theoretical peak {where.peak_gbs:.0f} GB/s (gpu_peak_gbs)")
+    if where.memcpy_gbs:
+        ax.axhline(where.memcpy_gbs, color="dimgray", linestyle="-.", linewidth=1.2,
+                   label=f"{plotkit.MEMCPY} {where.memcpy_gbs:.0f} GB/s")
+    labels = [textwrap.fill(e.expression, 18) + f"\n{e.op} {e.word}" +
+              (f"\n{e.kind}" if e.kind else "") for e in explanations]
+    ax.set_xticks(xs, labels, fontsize=7.5)
+    ax.set_xlim(-0.6, count - 0.4)  # room for an errored pattern's mark at either end
+    plotkit.gbs_axis(ax, top)
+    ax.set_ylabel(plotkit.GBS_LABEL)
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    when = (where.date or "date not recorded")[:16].replace("T", " ")
+    unverified = "".join(f"\n{line}" for line in explain.unverified_line(where))
+    body.suptitle(f"Your access patterns\n{where.gpu_name or 'unknown GPU'} · flavor "
+                  f"{where.flavor or 'unknown'} · run {when}{unverified}", fontsize=11)
+    plotkit.footnote(body, "Bars: medians of the repetitions (GB/s = 10⁹ B/s read + written). "
+                     "Black marks: the model's prediction. Below each bar: the expression "
+                     "(element index of thread i), op, word and class; explanation.md says "
+                     "which built-in each behaves like.")
+    return plotkit.save(body, folder / "pattern")[0]

@@ -1,0 +1,163 @@
+"""`gmb plot`: draw every figure a results folder has data for, as PNG (and SVG on request).
+
+A figure whose family the run lacks is skipped with a one-line reason; a flavor file that
+cannot be read is reported and the others are drawn. Only a folder with nothing readable is
+an error (`GmbError`); `Plotted.written` empty means no figure applied.
+"""
+
+import concurrent.futures
+import multiprocessing
+import multiprocessing.forkserver
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from gmbtools.present import figures, plotkit
+from gmbtools.analysis import frame
+from gmbtools.data import results
+from gmbtools.errors import GmbError
+from gmbtools.data.flavors import FLAVORS, json_name
+from gmbtools.present.plotkit import Drawn, Skip
+from gmbtools.data.results import Results
+
+FIGURES_DIR = "figures"
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    stem: str  # file name without extension
+    heading: str
+    draw: Callable[[pd.DataFrame], Drawn]
+
+
+FIGURES = (
+    FigureSpec("stride", "Bandwidth vs stride", figures.stride),
+    FigureSpec("offset", "Bandwidth vs offset", figures.offset),
+    FigureSpec("flavors", "Load caching: default vs ca vs cg", figures.flavors),
+    FigureSpec("reuse", "Re-used lines: default vs ca vs cg", figures.reuse),
+    FigureSpec("readonly", "Read-only path: plain, __ldg, const __restrict__", figures.readonly),
+    FigureSpec("paths", "Paths to memory: constant, texture, host link", figures.paths),
+    FigureSpec("aos_soa", "Array of structs vs struct of arrays", figures.aos_soa),
+    FigureSpec("word_ilp", "Word size × elements per thread", figures.word_ilp),
+    FigureSpec("working_set", "Working-set sweep", figures.working_set),
+    FigureSpec("latency", "Load latency and address translation", figures.latency),
+    FigureSpec("inflight", "Bytes in flight and loaded latency", figures.inflight),
+    FigureSpec("ladder_transpose", "Optimization ladder: matrix transpose",
+               figures.transpose_ladder),
+    FigureSpec("ladder_reduce", "Optimization ladder: sum reduction", figures.reduce_ladder),
+)
+
+
+@dataclass
+class Plotted:
+    """What `plot_folder` did: the loaded files, the medians drawn from, and per figure either
+    its files, caption and the values it shows, or the reason it was skipped."""
+
+    loaded: dict[str, Results | str | None]
+    medians: pd.DataFrame
+    written: dict[str, list[Path]] = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)
+    data: dict[str, pd.DataFrame] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def unreadable(self) -> list[str]:
+        return [value for value in self.loaded.values() if isinstance(value, str)]
+
+    def messages(self) -> list[str]:
+        """One line per unreadable file, figure written and figure skipped."""
+        lines = [f"warning: {reason}" for reason in self.unreadable]
+        lines += [f"wrote {paths[0]}" + (" (+ .svg)" if len(paths) > 1 else "")
+                  for paths in self.written.values()]
+        lines += [f"skipped {stem}: {why}" for stem, why in self.skipped.items()]
+        return lines
+
+    def say(self) -> None:
+        """Print `messages()` as `gmb: ...` lines, warnings on stderr."""
+        for line in self.messages():
+            stream = sys.stderr if line.startswith("warning:") else sys.stdout
+            print(f"gmb: {line}", file=stream, flush=True)
+
+
+def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plotted:
+    """Draw every figure of FIGURES from folder's default/ca/cg.json into `out`
+    (default folder/figures) as PNG, and as SVG too with `svg`."""
+    context = _worker_context()  # its workers' imports overlap the loading below
+    loaded = results.load_folder(folder)
+    readable = [value for value in loaded.values() if isinstance(value, Results)]
+    if not readable:
+        problems = [value for value in loaded.values() if isinstance(value, str)]
+        names = ", ".join(json_name(f) for f in FLAVORS)
+        raise GmbError("; ".join(problems) if problems
+                       else f"{folder}: no results to plot (none of {names})")
+    plotted = Plotted(loaded, frame.medians_frame(readable))
+    out = out if out is not None else folder / FIGURES_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    outcomes = _draw_all(context, plotted.medians, out, svg)
+    for spec, outcome in zip(FIGURES, outcomes):
+        if isinstance(outcome, str):
+            plotted.skipped[spec.stem] = outcome
+        else:
+            plotted.written[spec.stem], plotted.captions[spec.stem], plotted.data[spec.stem] = (
+                outcome)
+    return plotted
+
+
+def _worker_context() -> Any:
+    """Where the figure workers start from, or None to draw in this process. Never fork(): the
+    caller may run threads (a node run does), and a forked child can inherit a lock one of them
+    holds. A forkserver (or spawn) starts its workers from a clean process; the forkserver
+    imports this module once, started now so that it does while the caller loads the data."""
+    methods = multiprocessing.get_all_start_methods()
+    method = next((m for m in ("forkserver", "spawn") if m in methods), None)
+    if method is None or (os.cpu_count() or 1) < 2:
+        return None
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload([__name__])  # pandas, matplotlib, figures: once
+        multiprocessing.forkserver.ensure_running()
+    return context
+
+
+def _draw_all(context: Any, medians: pd.DataFrame, out: Path, svg: bool) -> list:
+    """Every figure's outcome, in FIGURES order. Drawing and saving dominate `gmb run`'s
+    report: one worker process per figure, each given the frame (pickled) when it starts."""
+    workers = min(len(FIGURES), os.cpu_count() or 1)
+    if context is not None:
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
+                                                        initializer=_receive,
+                                                        initargs=(medians,)) as pool:
+                return list(pool.map(_draw_one, range(len(FIGURES)), [out] * len(FIGURES),
+                                     [svg] * len(FIGURES)))
+        except concurrent.futures.process.BrokenProcessPool:
+            pass  # workers that could not start (e.g. a __main__ read from stdin): draw here
+    _receive(medians)
+    try:
+        return [_draw_one(i, out, svg) for i in range(len(FIGURES))]
+    finally:
+        _receive(None)
+
+
+_MEDIANS: pd.DataFrame | None = None  # the frame a figure worker draws from
+
+
+def _receive(medians: pd.DataFrame | None) -> None:
+    global _MEDIANS
+    _MEDIANS = medians
+
+
+def _draw_one(index: int, out: Path, svg: bool):
+    """FIGURES[index] drawn and saved: (paths, caption, data), or why it was skipped."""
+    spec = FIGURES[index]
+    try:
+        drawn = spec.draw(_MEDIANS)
+    except Skip as why:
+        return str(why)
+    paths = plotkit.save(drawn.figure, out / spec.stem, svg)
+    return paths, drawn.caption, drawn.data

@@ -1,0 +1,339 @@
+"""Write `summary.md` for a results folder: the headline numbers of each flavor, next to the
+context and the exact commands that produced them, so a reader can judge and reproduce them.
+
+Every number comes from the JSON files (peaks from `gpu_peak_gbs` in their context, never a
+constant); a benchmark that errored is listed as an error, never as a number.
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gmbtools.analysis import arch, health
+from gmbtools.data import partial, results, runinfo
+from gmbtools.errors import GmbError
+from gmbtools.analysis.headlines import FAMILIES, MEMCPY, MEMSET, best_of
+from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
+from gmbtools.data.naming import LATENCY_FAMILIES
+from gmbtools.data.results import Median, Results
+from gmbtools.data.runinfo import RunInfo
+
+SUMMARY_FILE = "summary.md"
+
+# Context rows shown for each flavor: gmembench's keys (docs/design.md) then Google Benchmark's own.
+CONTEXT_KEYS = (
+    "gmb_flavor",
+    "gpu_name",
+    "gpu_ordinal",
+    "gpu_cc",
+    "gpu_sms",
+    "gpu_l2_bytes",
+    "gpu_l1_shared_per_sm_bytes",
+    "gpu_carveout_kib",
+    "gpu_facts",
+    "model_dram_granule_bytes",
+    "gpu_peak_gbs",
+    "gpu_mem_clock_khz",
+    "gpu_max_sm_clock_khz",
+    "gpu_bus_bits",
+    "ecc",
+    "driver",
+    "cuda_runtime",
+    "git_sha",
+    "gmb_array_bytes",
+    "gmb_launches_per_iteration",
+    "gmb_built_for",
+    "nvidia_driver",
+    "gpu_uuid",
+    "health_nvml",
+    "date",
+    "host_name",
+    "library_build_type",
+)
+
+# What runs from before NVML health recorded with nvidia-smi (their run_info.json keeps it).
+NVIDIA_SMI_FIELDS = (
+    "name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,"
+    "temperature.gpu,power.draw"
+)
+
+DEBUG_WARNING = "Library was built as DEBUG. Timings may be affected."
+
+@dataclass(frozen=True)
+class Written:
+    """Where the summary went, and the flavor files that could not be read (listed in it)."""
+
+    path: Path
+    unreadable: list[str]
+
+
+def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
+    """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
+    loaded = results.load_folder(folder)
+    ran = info is not None and bool(info.flavor_runs)
+    if all(value is None for value in loaded.values()) and not ran:
+        names = ", ".join(json_name(f) for f in FLAVORS)
+        raise GmbError(f"{folder}: no results to summarise (none of {names})")
+    path = folder / SUMMARY_FILE
+    path.write_text(render(loaded, info, folder), encoding="utf-8")
+    return Written(path, [value for value in loaded.values() if isinstance(value, str)])
+
+
+def rewrite(folder: Path) -> Written:
+    """`gmb summary`: re-write summary.md from the JSON, keeping the run record if there is one."""
+    return write_summary(folder, runinfo.load(folder))
+
+
+def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
+           folder: Path | None = None) -> str:
+    """The whole summary.md text. `loaded` maps each flavor to its results, to the reason its
+    file could not be read, or to None when the folder has no file for it."""
+    contexts = {f: r.context for f, r in loaded.items() if isinstance(r, Results)}
+    lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
+    lines += stop_lines(loaded, info, folder)
+    lines += arch.facts_lines(contexts)
+    lines += _run_section(loaded, info)
+    lines += context_section(contexts)
+    flagged = {f: health.affected(r.records) for f, r in loaded.items() if isinstance(r, Results)}
+    states = info.health if info is not None else {}
+    lines += health.section(contexts, flagged, {f: states.get(f) for f in contexts})
+    for flavor, value in loaded.items():
+        if isinstance(value, Results):
+            lines += _flavor_section(flavor, value, flagged[flavor])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def stop_lines(loaded: dict[str, Results | str | None], info: RunInfo | None,
+               folder: Path | None) -> list[str]:
+    """At the top: a run stopped before its end (what finished, what did not start) and the
+    benchmarks the watchdog ended, which have no number."""
+    lines = []
+    stopped = {f: r.context[partial.INTERRUPTED] for f, r in loaded.items()
+               if isinstance(r, Results) and isinstance(r.context.get(partial.INTERRUPTED), str)}
+    planned = info.options.get("flavors", []) if info is not None else []
+    not_started = [f for f in planned if loaded.get(f) is None]
+    if stopped or (info is not None and info.interrupted):
+        signal = info.interrupted if info is not None and info.interrupted else \
+            next(iter(stopped.values())).split(" after ")[0]
+        counts = [f"`{flavor}` {text.split(' after ', 1)[-1]}" for flavor, text in
+                  stopped.items()]
+        counts += [f"`{flavor}` not started" for flavor in not_started]
+        where = f" `scripts/gmb run --resume {folder}` runs the rest." if folder else ""
+        lines += [f"**Interrupted by {signal}**: {'; '.join(counts) or 'nothing measured'}. "
+                  f"What follows is what finished.{where}", ""]
+    for flavor, value in loaded.items():
+        if isinstance(value, Results) and value.context.get(partial.STALLED):
+            lines += [f"**Stalled** (`{flavor}`): {value.context[partial.STALLED]}: ended by "
+                      "the watchdog, no number; the run went on with the next benchmark.", ""]
+    return lines
+
+
+def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
+    """The GPU the files ran on, from the first context that names it."""
+    return next((str(c["gpu_name"]) for c in contexts.values() if "gpu_name" in c),
+                "unknown GPU")
+
+
+def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
+    runs = {run.flavor: run for run in info.flavor_runs} if info else {}
+    walls = {flavor: sum(r.wall_s for r in info.flavor_runs if r.flavor == flavor)
+             for flavor in runs} if info else {}
+    lines = ["## Run", ""]
+    if info is None:
+        lines += ["Build preset and commands: (not recorded)", ""]
+    else:
+        lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`"]
+        lines += [f"- then: `{part.command}` ({part.started})" for part in info.parts[1:]]
+        lines.append("")
+
+    lines += [
+        "| flavor | file | result | exit code | wall time |",
+        "|---|---|---|---:|---:|",
+    ]
+    for flavor, value in loaded.items():
+        run = runs.get(flavor)
+        if isinstance(value, Results):
+            medians = results.median_by_name(value.records)
+            errored = sum(1 for m in medians.values() if m.error)
+            result = f"{len(medians)} benchmarks, {errored} errored or skipped"
+        elif isinstance(value, str):
+            result = f"unreadable: {value}"
+        else:
+            result = "not run" if run is None else "no JSON written"
+        name = value.path.name if isinstance(value, Results) else json_name(flavor)
+        file = f"`{name}`" if value is not None else "(none)"
+        if run is not None:
+            exit_code, wall = str(run.exit_code), f"{walls[flavor]:.1f} s"
+        else:  # blank where this run did not run the flavor; unknown without a run record
+            exit_code = wall = "" if info is not None else "(not recorded)"
+        lines.append(f"| {flavor} | {file} | {cell(result)} | {exit_code} | {wall} |")
+    lines.append("")
+
+    if info is not None:
+        lines += ["Commands, run from the repository root:", "", "```sh"]
+        lines += [run.command for run in [*info.flavor_runs, *info.peer_runs]] or ["(none)"]
+        lines += ["```", ""]
+        if info.nvidia_smi_before or info.nvidia_smi_after:
+            lines += [f"`nvidia-smi --query-gpu={NVIDIA_SMI_FIELDS}`:", ""]
+            for when, readings in (("before", info.nvidia_smi_before),
+                                   ("after", info.nvidia_smi_after)):
+                lines += [f"- {when}: `{r}`" for r in readings] or [f"- {when}: (none)"]
+            lines.append("")
+    return lines
+
+
+def context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
+    """A `## Context` table: one row per key of CONTEXT_KEYS, one column per flavor."""
+    if not contexts:
+        return []
+    flavors = list(contexts)
+    lines = [
+        "## Context",
+        "",
+        "| key | " + " | ".join(flavors) + " |",
+        "|---|" + "---|" * len(flavors),
+    ]
+    for key in CONTEXT_KEYS:
+        values = [cell(str(contexts[f].get(key, "(not recorded)"))) for f in flavors]
+        lines.append(f"| {key} | " + " | ".join(values) + " |")
+    lines.append("")
+    if any(c.get("library_build_type") == "debug" for c in contexts.values()):
+        lines += [f"`library_build_type` is Google Benchmark's own build: its \"{DEBUG_WARNING}\""
+                  " does not apply here, every time is a CUDA-event time (measured: a Release"
+                  " build gives the same bandwidths within 0.05%, docs/method.md).", ""]
+    return lines
+
+
+def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> list[str]:
+    medians = results.median_by_name(loaded.records)
+    lines = [f"## Flavor `{flavor}` (`{json_name(flavor)}`)", ""]
+    recorded_flavor = loaded.context.get("gmb_flavor")
+    if recorded_flavor != flavor:
+        lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]
+
+    lines += headline_tables(loaded.context, medians, flagged)
+    valid = [m for m in medians.values() if m.error is None]
+    errored = [m for m in medians.values() if m.error]
+    # A latency benchmark's bytes per second are no result: its cv is not the run's noise.
+    with_cv = [m for m in valid if m.cv is not None and m.family not in LATENCY_FAMILIES]
+    lines.append(
+        f"- benchmarks: {len(medians)} ({len(valid)} valid, {len(errored)} errored or skipped)"
+    )
+    default_only = str(loaded.context.get("gmb_default_flavor_only", "0"))
+    if default_only.isdigit() and int(default_only) > 0:
+        lines.append(
+            f"- {default_only} benchmarks compile alike in every build"
+            f" ({', '.join(DEFAULT_FLAVOR_ONLY)}) and ran in the default flavor only"
+        )
+    unsupported = str(loaded.context.get("gmb_unsupported", "0"))
+    if unsupported != "0":
+        lines.append(f"- not run, this GPU lacks what they need: {cell(unsupported)}")
+    lines += [f"- {line}" for line in arch.run_lines(loaded.context, medians)]
+    if flagged:
+        lines.append(f"- run health: {len(flagged)} benchmark(s) affected (see Run health)")
+    if with_cv:
+        worst = max(with_cv, key=lambda m: m.cv or 0.0)
+        lines.append(f"- largest cv of a bandwidth: {_percent(worst.cv)} (`{worst.name}`)")
+    else:
+        lines.append("- largest cv of a bandwidth: n/a (no repetitions)")
+    if errored:
+        lines += ["", "Errored or skipped benchmarks (no numbers are reported for them):", ""]
+        lines += [f"- `{m.name}`: {cell(m.error or '')}" for m in errored]
+    return lines + [""]
+
+
+def headline_tables(context: dict[str, Any], medians: dict[str, Median],
+                    flagged: dict[str, int] | None = None) -> list[str]:
+    """The best read/write/copy and the references, then the ratios between them: the headline
+    of one flavor's results (used by summary.md and report.md). Benchmarks in `flagged` (run
+    health) are marked."""
+    flagged = flagged or {}
+    best = {family: best_of(medians, family) for family in FAMILIES}
+    memcpy, memset = medians.get(MEMCPY), medians.get(MEMSET)
+    lines = [
+        "| | benchmark | GB/s | % of peak | cv |",
+        "|---|---|---:|---:|---:|",
+        _row("best read", best["read"], flagged),
+        _row("best write", best["write"], flagged),
+        _row("best copy", best["copy"], flagged),
+        _row(MEMCPY, memcpy, flagged),
+        _row(MEMSET, memset, flagged),
+        "",
+    ]
+
+    peak = _peak_bytes_per_second(context)
+    peak_label = "theoretical peak (gpu_peak_gbs)"
+    if peak is not None:
+        peak_label = f"theoretical peak ({peak / 1e9:.1f} GB/s, gpu_peak_gbs)"
+    read, write, copy = (_rate(best[f], f"valid {f}/* benchmark") for f in FAMILIES)
+    lines += [
+        "| ratio | value |",
+        "|---|---:|",
+        _ratio_row(f"best copy / {MEMCPY}", copy, _rate(memcpy, MEMCPY)),
+        _ratio_row(f"best read / {peak_label}", read, (peak, "no gpu_peak_gbs in the context")),
+        _ratio_row(f"best write / {MEMSET}", write, _rate(memset, MEMSET)),
+        "",
+    ]
+    return lines
+
+
+def _row(label: str, median: Median | None, flagged: dict[str, int]) -> str:
+    if median is None:
+        return f"| {label} | (not in this file) | | | |"
+    if median.error is not None:
+        return f"| {label} | `{median.name}` | error (see below) | | |"
+    mark = f" ⚠ {health.describe(flagged[median.name])}" if median.name in flagged else ""
+    return (
+        f"| {label} | `{median.name}`{mark} | {_gbs(median.bytes_per_second)} |"
+        f" {_number(median.pct_peak)} | {_percent(median.cv)} |"
+    )
+
+
+def _rate(median: Median | None, what: str) -> tuple[float | None, str]:
+    """A benchmark's median bytes/s, or None and the reason there is none."""
+    if median is None:
+        return None, f"no {what} in this file"
+    if median.error is not None:
+        return None, f"{what} errored"
+    if not median.bytes_per_second:
+        return None, f"{what} has no (or a zero) bytes_per_second"
+    return median.bytes_per_second, ""
+
+
+def _ratio_row(
+    label: str, numerator: tuple[float | None, str], denominator: tuple[float | None, str]
+) -> str:
+    (top, why_not_top), (bottom, why_not_bottom) = numerator, denominator
+    if top is None:
+        text = f"n/a ({why_not_top})"
+    elif bottom is None:
+        text = f"n/a ({why_not_bottom})"
+    else:
+        text = f"{top / bottom:.3f}"
+    return f"| {label} | {text} |"
+
+
+def _peak_bytes_per_second(context: dict[str, Any]) -> float | None:
+    try:
+        peak_gbs = float(context["gpu_peak_gbs"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return peak_gbs * 1e9 if math.isfinite(peak_gbs) and peak_gbs > 0 else None
+
+
+def _gbs(bytes_per_second: float | None) -> str:
+    return "n/a" if bytes_per_second is None else f"{bytes_per_second / 1e9:.1f}"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def _percent(fraction: float | None) -> str:
+    return "n/a" if fraction is None else f"{fraction * 100:.1f} %"
+
+
+def cell(text: str) -> str:
+    """Keep a table cell (or list item) on one line and its pipes from splitting the table."""
+    return " ".join(text.split()).replace("|", "\\|")
