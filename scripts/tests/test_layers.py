@@ -6,7 +6,8 @@ included), so the commit that breaks the rule fails here.
     data -> analysis -> present -> commands     (each may import those to its left)
 
 `errors.py` and `__init__.py` at the package's root stand below every layer and import nothing
-of the package.
+of the package. A module keeps to one job: over MAX_LINES lines, its opening docstring says why
+("Over 300 lines: ...").
 """
 
 import ast
@@ -17,6 +18,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "gmbtools"
 LAYERS = ("data", "analysis", "present", "commands")
 ROOT_MODULES = {"errors", "__init__"}
+MAX_LINES = 300
+WHY_LONGER = "Over 300 lines: "
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -135,6 +138,21 @@ def test_no_circle():
     assert circles(graph(PACKAGE)) == []
 
 
+def too_long(root: Path) -> list[str]:
+    """Modules over MAX_LINES lines whose docstring does not say why."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        lines = len(text.splitlines())
+        if lines > MAX_LINES and WHY_LONGER not in (ast.get_docstring(ast.parse(text)) or ""):
+            found.append(f"{module_name(path, root)}: {lines} lines")
+    return found
+
+
+def test_no_module_over_300_lines_without_a_reason():
+    assert too_long(PACKAGE) == []
+
+
 # --- the checker itself, on made-up packages ----------------------------------------------------
 
 def make_package(root: Path, files: dict[str, str]) -> Path:
@@ -191,3 +209,14 @@ def test_checker_refuses_a_root_module_that_imports(tmp_path):
     package = make_package(tmp_path, {"data/results.py": ""})
     (package / "errors.py").write_text("from .data import results\n")
     assert upward(graph(package)) == ["errors imports data.results"]
+
+
+
+def test_checker_finds_a_long_module_that_says_not_why(tmp_path):
+    body = "x = 1\n" * MAX_LINES
+    package = make_package(tmp_path, {
+        "data/short.py": '"""Short."""\n',
+        "data/long.py": '"""Long."""\n' + body,
+        "data/long_for_a_reason.py": f'"""Long.\n\n{WHY_LONGER}one table."""\n' + body,
+    })
+    assert too_long(package) == [f"data.long: {MAX_LINES + 1} lines"]

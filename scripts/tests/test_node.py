@@ -9,7 +9,7 @@ from conftest import SCREEN_RUNS
 
 from gmbtools.data import node as node_record
 from gmbtools.present import node_summary
-from gmbtools.commands import run
+from gmbtools.commands import binaries
 from gmbtools.commands.cli import main
 from gmbtools.errors import GmbError
 
@@ -20,15 +20,15 @@ H200_RUNS, H100_RUN = SCREEN_RUNS[:4], SCREEN_RUNS[4]
 
 
 def test_devices_are_a_list_or_all():
-    assert run.resolve_devices("0,2,2", {}) == [0, 2]
+    assert binaries.resolve_devices("0,2,2", {}) == [0, 2]
     for bad in ("a", "", "-1", "0,x"):
         with pytest.raises(GmbError, match="is not 'all' or a list like 0,2"):
-            run.resolve_devices(bad, {})
+            binaries.resolve_devices(bad, {})
 
 
 def test_all_devices_without_nvidia_smi_is_a_one_line_error(tmp_path: Path):
     with pytest.raises(GmbError, match="nvidia-smi not found; name the devices"):
-        run.resolve_devices("all", {"PATH": str(tmp_path)})
+        binaries.resolve_devices("all", {"PATH": str(tmp_path)})
 
 
 def test_concurrent_needs_devices(capsys):

@@ -18,7 +18,8 @@ from conftest import FIXTURES, assert_one_line_error, gmb
 from PIL import Image
 
 from gmbtools.commands import pattern
-from gmbtools.analysis import pattern_explain
+from gmbtools.analysis import pattern_class, pattern_explain
+from gmbtools.present import pattern_figure, pattern_text
 from gmbtools.errors import GmbError
 
 SYNTHETIC = FIXTURES / "pattern" / "synthetic.json"
@@ -33,7 +34,7 @@ ROOF, LATENCY, SMS = 4566.9, 335.6, 132
 
 @pytest.fixture(scope="module")
 def explained():
-    where, explanations = pattern_explain.explain_file(SYNTHETIC)
+    where, explanations = pattern_text.explained_file(SYNTHETIC)
     return where, {(e.expression, e.op, e.word): e for e in explanations}
 
 
@@ -55,7 +56,7 @@ def test_a_name_of_another_shape_is_one_error(tmp_path):
     path = tmp_path / "odd.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(GmbError, match="odd.json: 'pattern/i/read/k:1' is not a pattern/"):
-        pattern_explain.explain_file(path)
+        pattern_text.explained_file(path)
 
 
 def test_threads_come_from_the_counter(explained):
@@ -63,9 +64,9 @@ def test_threads_come_from_the_counter(explained):
     _, by_key = explained
     strided = by_key[("i*8", "gather", "f32")]
     assert strided.n == 536870912 and strided.threads == 67108864
-    assert pattern_explain.shape(strided) == (
+    assert pattern_text.shape(strided) == (
         "(gather, f32, k 1, block 256, n 536870912, threads 67108864)")
-    assert pattern_explain.shape(by_key[("i", "read", "f32")]) == "(read, f32, k 1, block 256)"
+    assert pattern_text.shape(by_key[("i", "read", "f32")]) == "(read, f32, k 1, block 256)"
 
 
 # --- classes, built-ins, suggestions -------------------------------------------------------------
@@ -86,7 +87,7 @@ def test_threads_come_from_the_counter(explained):
 def test_every_class(explained, key, kind, like, fix):
     e = explained[1][key]
     assert (e.kind, e.like) == (kind, like)
-    assert e.suggestion == (pattern_explain.SUGGESTIONS[fix] if fix else None)
+    assert e.suggestion == (pattern_class.SUGGESTIONS[fix] if fix else None)
     if fix:
         assert f"try: {e.suggestion}" in e.lines
 
@@ -107,47 +108,47 @@ def test_the_built_in_beside_it(explained):
 def test_classify_by_counters_alone():
     # The lane step varies: no more sectors than coalesced is a permutation, more is scattered.
     varies = {"pattern_distinct_per_req": 32.0}
-    assert pattern_explain.classify(varies, "gather", "f64", 8, 8.0)[:2] == (
+    assert pattern_class.classify(varies, "gather", "f64", 8, 8.0)[:2] == (
         "permuted", "warp/permute_segment")
-    assert pattern_explain.classify(varies, "gather", "f64", 8, 9.0)[:2] == (
+    assert pattern_class.classify(varies, "gather", "f64", 8, 9.0)[:2] == (
         "scattered", "gather/random")
-    assert pattern_explain.classify(varies, "read", "f64", 8, 9.0)[:2] == ("scattered", None)
+    assert pattern_class.classify(varies, "read", "f64", 8, 9.0)[:2] == ("scattered", None)
     # Misaligned and strided built-ins exist for f32 only.
     misaligned = {"pattern_lane_step": 1.0, "pattern_aligned_fraction": 0.5}
-    kind, like, sentence = pattern_explain.classify(misaligned, "read", "f64", 8, 9.0)
+    kind, like, sentence = pattern_class.classify(misaligned, "read", "f64", 8, 9.0)
     assert (kind, like) == ("misaligned", None) and "(9 instead of 8)" in sentence
-    assert pattern_explain.classify({"pattern_lane_step": -4.0}, "gather", "f32", 4, 16.0)[:2] \
+    assert pattern_class.classify({"pattern_lane_step": -4.0}, "gather", "f32", 4, 16.0)[:2] \
         == ("strided", "stride/f32/read/s:4")
     # The same shape written or copied: the family's write and both-sides variants.
-    assert pattern_explain.classify({"pattern_lane_step": 4.0}, "scatter", "f32", 4, 16.0)[1] \
+    assert pattern_class.classify({"pattern_lane_step": 4.0}, "scatter", "f32", 4, 16.0)[1] \
         == "stride/f32/write/s:4"
-    assert pattern_explain.classify({"pattern_lane_step": 4.0}, "copy", "f32", 4, 16.0)[1] \
+    assert pattern_class.classify({"pattern_lane_step": 4.0}, "copy", "f32", 4, 16.0)[1] \
         == "stride/f32/both/s:4"
-    assert pattern_explain.classify({"pattern_lane_step": 5.0}, "read", "f32", 4, 20.0)[:2] == (
+    assert pattern_class.classify({"pattern_lane_step": 5.0}, "read", "f32", 4, 20.0)[:2] == (
         "strided", None)  # no s:5 among the built-ins
     # (i*7919)%n: a constant step between lanes but for the wrap, as the binary measured it.
-    assert pattern_explain.classify({"pattern_lane_step": 7919.0}, "read", "f32", 4, 32.0)[:2] \
+    assert pattern_class.classify({"pattern_lane_step": 7919.0}, "read", "f32", 4, 32.0)[:2] \
         == ("strided", None)
-    assert pattern_explain.classify({"pattern_lane_step": 1.0}, "copy", "f32x4", 16, 16.0)[:2] \
+    assert pattern_class.classify({"pattern_lane_step": 1.0}, "copy", "f32x4", 16, 16.0)[:2] \
         == ("coalesced", "copy/f32x4/ilp:1/grid:full")
     # 128 B apart yet every line used by nearby warps: a transpose, like warp/permute_across
     across = {"pattern_lane_step": 32.0, "model_efficiency": 1.0}
-    assert pattern_explain.classify(across, "gather", "f32", 4, 32.0)[:2] == (
+    assert pattern_class.classify(across, "gather", "f32", 4, 32.0)[:2] == (
         "transposed", "warp/permute_across")
-    assert pattern_explain.classify({"pattern_lane_step": 32.0, "model_efficiency": 0.118},
+    assert pattern_class.classify({"pattern_lane_step": 32.0, "model_efficiency": 0.118},
                                     "gather", "f32", 4, 32.0)[:2] == (
         "strided", "stride/f32/read/s:32")
-    assert pattern_explain.coalesced_sectors(4) == 4 and pattern_explain.coalesced_sectors(16) \
+    assert pattern_class.coalesced_sectors(4) == 4 and pattern_class.coalesced_sectors(16) \
         == 16
 
 
 def test_strided_suggestions_by_distance():
-    aos, transpose = pattern_explain.SUGGESTIONS["aos"], pattern_explain.SUGGESTIONS["transpose"]
-    assert pattern_explain.suggestion("strided", 16.0, "f32", 4, 1) == aos
-    assert pattern_explain.suggestion("strided", 32.0, "f32", 4, 1) == transpose  # 128 B apart
-    assert pattern_explain.suggestion("strided", 16.0, "f64", 8, 1) == transpose
-    assert pattern_explain.suggestion("strided", 2.0, "f64", 8, 1) is None
-    assert pattern_explain.suggestion("coalesced", 1.0, "f32", 4, 4) is None  # k > 1 already
+    aos, transpose = pattern_class.SUGGESTIONS["aos"], pattern_class.SUGGESTIONS["transpose"]
+    assert pattern_class.suggestion("strided", 16.0, "f32", 4, 1) == aos
+    assert pattern_class.suggestion("strided", 32.0, "f32", 4, 1) == transpose  # 128 B apart
+    assert pattern_class.suggestion("strided", 16.0, "f64", 8, 1) == transpose
+    assert pattern_class.suggestion("strided", 2.0, "f64", 8, 1) is None
+    assert pattern_class.suggestion("coalesced", 1.0, "f32", 4, 4) is None  # k > 1 already
 
 
 # --- predictions ----------------------------------------------------------------------------------
@@ -190,7 +191,7 @@ def test_without_the_chase_the_bandwidth_bound_alone(tmp_path):
                          if not b["run_name"].startswith(("latency/", "ref/"))]
     path = tmp_path / "no-chase.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    where, explanations = pattern_explain.explain_file(path)
+    where, explanations = pattern_text.explained_file(path)
     assert where.latency_ns is None and where.roof_gbs is None
     coalesced = explanations[0]
     assert coalesced.littles_gbs is None and coalesced.bound == "bandwidth"
@@ -208,7 +209,7 @@ def test_above_the_peak_says_caches_served_it(tmp_path):
                  bytes_per_second=9.6e12, pct_peak=199.4)
     path = tmp_path / "above.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    _, explanations = pattern_explain.explain_file(path)
+    _, explanations = pattern_text.explained_file(path)
     [above] = [e for e in explanations if e.k == 4]
     assert above.lines[1] == ("above the theoretical peak: L1/L2 served part of it (elements "
                               "read more than once?); with --k 4, does the index use k? without "
@@ -229,12 +230,12 @@ def test_compile_lines_and_errors(explained):
 
 def test_text_and_markdown(explained):
     where, by_key = explained
-    _, explanations = pattern_explain.explain_file(SYNTHETIC)
-    text = pattern_explain.text(where, explanations)
+    _, explanations = pattern_text.explained_file(SYNTHETIC)
+    text = pattern_text.text(where, explanations)
     assert text.startswith("NVIDIA H200 (default flavor), roof 4567 GB/s (ref/memset), "
                            "theoretical peak 4814 GB/s, DRAM latency 336 ns\n")
     assert "\n(i%32)*32+i/32  (read, f32, k 1, block 256)\n  measured 921 GB/s" in text
-    md = pattern_explain.markdown(where, explanations, "scripts/gmb pattern i")
+    md = pattern_text.markdown(where, explanations, "scripts/gmb pattern i")
     assert "| `i^1` | gather | f32 | 2750 | 57.1 | 4567 | permuted | `warp/permute_segment` " \
            "| 2738 |" in md
     assert "## `(i%32)*32+i/32` (read, f32, k 1, block 256)" in md
@@ -244,16 +245,16 @@ def test_text_and_markdown(explained):
 
 def test_a_gpu_the_suite_was_not_measured_on_is_said_first(explained):
     where, _ = explained
-    _, explanations = pattern_explain.explain_file(SYNTHETIC)
+    _, explanations = pattern_text.explained_file(SYNTHETIC)
     facts = ("Blackwell, sm_120 not measured by gmembench: L1 size and carve-out from the CUDA "
              "C++ Programming Guide; the model's DRAM granule is Hopper's (64 B)")
     other = dataclasses.replace(where, facts=facts)
-    assert pattern_explain.text(other, explanations).startswith(
+    assert pattern_text.text(other, explanations).startswith(
         f"Unverified on this GPU: {facts} (see docs/gpus.md)\nNVIDIA H200")
-    md = pattern_explain.markdown(other, explanations, "scripts/gmb pattern i")
+    md = pattern_text.markdown(other, explanations, "scripts/gmb pattern i")
     assert f"> **Unverified on this GPU: {facts} (see docs/gpus.md)**" in md
     measured = dataclasses.replace(where, facts="measured")
-    assert "Unverified" not in pattern_explain.text(measured, explanations)
+    assert "Unverified" not in pattern_text.text(measured, explanations)
 
 
 # --- the command it runs ----------------------------------------------------------------------
@@ -492,16 +493,16 @@ def test_no_pattern_in_the_output(fake, tmp_path, monkeypatch):
 
 
 def test_the_figure(tmp_path):
-    where, explanations = pattern_explain.explain_file(SYNTHETIC)
-    path = pattern.draw(tmp_path, where, explanations)
+    where, explanations = pattern_text.explained_file(SYNTHETIC)
+    path = pattern_figure.draw(tmp_path, where, explanations)
     assert path == tmp_path / "pattern.png"
     with Image.open(path) as image:
         assert image.mode == "P" and image.width > image.height
 
 
 def test_records_are_json(explained):
-    _, explanations = pattern_explain.explain_file(SYNTHETIC)
-    records = json.loads(json.dumps(pattern_explain.records(explanations)))
+    _, explanations = pattern_text.explained_file(SYNTHETIC)
+    records = json.loads(json.dumps(pattern_text.records(explanations)))
     assert records[0]["predicted_gbs"] == pytest.approx(SMS * 8192 / LATENCY)
     assert records[-1]["error"] and records[-1]["gbs"] is None
 
@@ -542,7 +543,7 @@ def test_the_l2_bound_from_the_largest_hot_read_within_half_the_l2(tmp_path):
             "bytes_per_second": gbs * 1e9})
     path = tmp_path / "with-l2.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    where, explained = pattern_explain.explain_file(path)
+    where, explained = pattern_text.explained_file(path)
     assert (where.l2_gbs, where.l2_name) == (9000.0, "cache/read/ws:16777216")  # 32 MiB > 30
     transpose = next(e for e in explained if e.expression == "(i%32)*32+i/32")
     # 32 lanes of 4 B in 32 sectors: an eighth of what the L2 sends is used
@@ -561,7 +562,7 @@ def test_the_latency_under_load_from_the_loaded_chase(tmp_path):
             "cpu_time": 1.0, "time_unit": "us", "latency_ns": ns, "load_gbs": gbs})
     path = tmp_path / "loaded.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    where, explained = pattern_explain.explain_file(path)
+    where, explained = pattern_text.explained_file(path)
     assert set(where.loaded) == {"read"}
     coalesced = next(e for e in explained if e.expression == "i" and e.word == "f32")
     # B = sms * bif / L(B): L(B) read off the curve at the B it predicts

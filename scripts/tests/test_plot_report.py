@@ -12,10 +12,10 @@ from PIL import Image
 from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES, T, write_gb
 
 import gmbtools
-from gmbtools.analysis import frame
+from gmbtools.analysis import frame, ladders
 from gmbtools.present import plot, plotkit, report
 from gmbtools.data import results
-from gmbtools.commands import run
+from gmbtools.commands import flavor_runs
 from gmbtools.commands.cli import main
 
 
@@ -178,7 +178,7 @@ def test_report_reduce_ladder_against_the_best_read_and_cub(reported):
 
 def test_an_errored_rung_keeps_its_place_in_the_ladder_table():
     medians = frame.medians_frame([results.load(p) for p in SYNTHETIC_FAMILIES.values()])
-    text = "\n".join(report._ladder_lines(medians))
+    text = "\n".join(report._ladder_lines(medians, ladders.tables(medians)))
     rows = ladder_table(text, "Sum reduction", "cg")
     errored = next(cells for cells in rows if cells[2] == "`reduce/i32/vector`")
     rung = fixture_entries("default")["reduce/i32/vector"]["rung"]  # cg's lost its counters
@@ -293,6 +293,6 @@ def test_without_pandas_or_matplotlib(monkeypatch, tmp_path, capsys):
     assert main(["plot", str(H200_RUN)]) == 1
     one_line_error(capsys, "this command needs pandas and matplotlib")
     # gmb run still succeeds: one line, no figures.
-    run.figures_and_report(tmp_path)
+    flavor_runs.figures_and_report(tmp_path)
     out = capsys.readouterr().out
     assert out.startswith("gmb: no figures or report.md: ") and len(out.splitlines()) == 1

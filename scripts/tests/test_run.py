@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SYNTHETIC_DEFAULT
 
-from gmbtools.commands import run
+from gmbtools.commands import binaries, flavor_runs, run, run_options
 from gmbtools.errors import GmbError
 
 NOW = datetime(2025, 6, 1, 12, 0, 5)
@@ -17,10 +17,10 @@ NOW = datetime(2025, 6, 1, 12, 0, 5)
 # --- pure helpers ---------------------------------------------------------------------------
 
 def test_run_dirs_started_in_the_same_second_never_collide(tmp_path):
-    first = run.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
+    first = binaries.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
     (first / "default.json").write_text("keep me")
-    second = run.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
-    third = run.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
+    second = binaries.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
+    third = binaries.make_run_dir(tmp_path, "h100-sxm5-80gb", NOW)
     assert first == tmp_path / "h100-sxm5-80gb" / "20250601-120005"
     assert second == tmp_path / "h100-sxm5-80gb" / "20250601-120005-2"
     assert third == tmp_path / "h100-sxm5-80gb" / "20250601-120005-3"
@@ -29,7 +29,7 @@ def test_run_dirs_started_in_the_same_second_never_collide(tmp_path):
 
 
 def test_benchmark_command_puts_user_options_last():
-    command = run.benchmark_command(
+    command = binaries.benchmark_command(
         "build/release/gmembench-ca", 1, 7, "results/x/20250601-120005/ca.json",
         ("--benchmark_filter=copy/f32x4", "--gmb_bytes=64M"))
     assert command == [
@@ -46,7 +46,7 @@ def test_benchmark_command_puts_user_options_last():
 
 def test_passthrough_accepts_benchmark_and_gmb_options():
     extra = ["--benchmark_filter=copy/f32x4", "--gmb_bytes=64M", "--benchmark_min_time=0.1s"]
-    assert run.passthrough_args(extra) == tuple(extra)
+    assert run_options.passthrough_args(extra) == tuple(extra)
 
 
 @pytest.mark.parametrize(
@@ -63,33 +63,33 @@ def test_passthrough_accepts_benchmark_and_gmb_options():
 )
 def test_passthrough_rejects(arg, fragment):
     with pytest.raises(GmbError) as caught:
-        run.passthrough_args(["--benchmark_filter=x", arg])
+        run_options.passthrough_args(["--benchmark_filter=x", arg])
     assert fragment in str(caught.value) and caught.value.exit_code == 2
 
 
 def test_parse_flavors():
-    assert run.parse_flavors("default,ca,cg") == ("default", "ca", "cg")
-    assert run.parse_flavors(" cg, default,cg ") == ("cg", "default")
+    assert run_options.parse_flavors("default,ca,cg") == ("default", "ca", "cg")
+    assert run_options.parse_flavors(" cg, default,cg ") == ("cg", "default")
     for bad in ("", ",", "default,xx"):
         with pytest.raises(GmbError, match="--flavors"):
-            run.parse_flavors(bad)
+            run_options.parse_flavors(bad)
 
 
 def test_configure_command_takes_the_users_architectures():
-    assert run.configure_command("release", None) == ["cmake", "--preset", "release"]
-    assert run.configure_command("sm90", "80;90") == [
+    assert binaries.configure_command("release", None) == ["cmake", "--preset", "release"]
+    assert binaries.configure_command("sm90", "80;90") == [
         "cmake", "--preset", "sm90", "-DCMAKE_CUDA_ARCHITECTURES=80;90"]
 
 
 def test_benchmark_command_with_health_file_and_progress():
-    command = run.benchmark_command("build/release/gmembench", 0, 5, "r/default.json", (),
+    command = binaries.benchmark_command("build/release/gmembench", 0, 5, "r/default.json", (),
                                     "r/health-default.json", "default 1/3")
     assert command[-2:] == ["--gmb_health_out=r/health-default.json",
                             "--gmb_progress=default 1/3"]
 
 
 def test_preset_override():
-    assert run.choose_preset("debug") == "debug"
+    assert binaries.choose_preset("debug") == "debug"
 
 
 # --- the whole run, against a fake repository, cmake, nvidia-smi and binaries ----------------
@@ -205,7 +205,7 @@ def fake(tmp_path, monkeypatch):
 
 
 def test_full_run(fake, capfd):
-    options = run.Options(device=0, repetitions=3, passthrough=("--benchmark_filter=copy",),
+    options = run_options.Options(device=0, repetitions=3, passthrough=("--benchmark_filter=copy",),
                           gmb_command="scripts/gmb run --repetitions 3 --benchmark_filter=copy")
     folder = run.run(options, repo=fake.root)
 
@@ -251,7 +251,7 @@ def test_failed_flavor_is_reported_and_the_run_goes_on(fake, monkeypatch, capfd)
     monkeypatch.setenv("FAKE_FAIL", "gmembench-ca")
     out = fake.root.parent / "elsewhere"
     with pytest.raises(GmbError) as caught:
-        run.run(run.Options(flavors=("ca", "cg"), out=out), repo=fake.root)
+        run.run(run_options.Options(flavors=("ca", "cg"), out=out), repo=fake.root)
     folder = next((out / "fake-h100").iterdir())
     assert "ca exited with 5" in str(caught.value) and str(folder) in str(caught.value)
     assert caught.value.exit_code != 0
@@ -268,7 +268,7 @@ def test_failed_flavor_is_reported_and_the_run_goes_on(fake, monkeypatch, capfd)
 def test_no_gpu_builds_then_stops_with_the_binary_message(fake, monkeypatch):
     monkeypatch.setenv("FAKE_NO_GPU", "1")
     with pytest.raises(GmbError) as caught:
-        run.run(run.Options(), repo=fake.root)
+        run.run(run_options.Options(), repo=fake.root)
     assert str(caught.value) == "gmembench: error: no CUDA device found (cudaGetDeviceCount: 100)"
     assert caught.value.exit_code == 3
     assert fake.tool_calls() == [
@@ -280,14 +280,14 @@ def test_no_gpu_builds_then_stops_with_the_binary_message(fake, monkeypatch):
 def test_setup_failure_stops_before_the_build(fake, monkeypatch):
     monkeypatch.setenv("FAKE_SETUP_RC", "7")
     with pytest.raises(GmbError, match="^setup failed") as caught:
-        run.run(run.Options(), repo=fake.root)
+        run.run(run_options.Options(), repo=fake.root)
     assert caught.value.exit_code == 7
     assert fake.tool_calls() == ["setup"]
 
 
 def test_preset_option_skips_detection(fake):
     with pytest.raises(GmbError):  # no such build folder: the binary cannot run
-        run.run(run.Options(preset="debug"), repo=fake.root)
+        run.run(run_options.Options(preset="debug"), repo=fake.root)
     assert fake.tool_calls()[:3] == ["setup", "cmake --preset debug",
                                      "cmake --build --preset debug --target gmembench "
                                      "gmembench-ca gmembench-cg"]
@@ -296,7 +296,7 @@ def test_preset_option_skips_detection(fake):
 # --- node runs: the local families at once, then the peer family GPU by GPU -----------------
 
 def node_run(fake, devices="0,1", concurrent=True, **options):
-    return run.run(run.Options(devices=devices, concurrent=concurrent,
+    return run.run(run_options.Options(devices=devices, concurrent=concurrent,
                                flavors=options.pop("flavors", ("default", "ca")),
                                gmb_command="scripts/gmb run --devices 0,1 --concurrent",
                                **options), repo=fake.root)
@@ -412,9 +412,9 @@ def test_merge_part_keeps_both_files_when_one_is_unreadable(tmp_path):
     into, part = tmp_path / "default.json", tmp_path / "default-peer.json"
     part.write_text(json.dumps({"context": {}, "benchmarks": [{"name": "peer/x"}]}))
     into.write_text("{cut short")
-    assert "default.json: cut short" in run.merge_part(into, part)
+    assert "default.json: cut short" in flavor_runs.merge_part(into, part)
     assert part.exists() and into.read_text() == "{cut short"
     into.unlink()
-    assert run.merge_part(into, part) is None  # no local file: the peer part becomes it
+    assert flavor_runs.merge_part(into, part) is None  # no local file: the peer part becomes it
     assert json.loads(into.read_text())["benchmarks"] == [{"name": "peer/x"}]
     assert not part.exists()

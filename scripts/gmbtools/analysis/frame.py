@@ -19,9 +19,10 @@ import pandas as pd
 
 from gmbtools.analysis import headlines, littles_law
 from gmbtools.data import results
-from gmbtools.data.flavors import FLAVORS
+from gmbtools.data.flavors import FLAVORS, json_name
 from gmbtools.data.naming import to_number, type_and_op
 from gmbtools.data.results import Record, Results
+from gmbtools.errors import GmbError
 
 MODEL_COUNTERS = ("model_sectors_per_req", "model_ld_sectors_per_req",
                   "model_st_sectors_per_req", "model_dram_bytes", "model_efficiency")
@@ -86,6 +87,18 @@ def rows_frame(loaded: Iterable[Results]) -> pd.DataFrame:
     # An errored entry may still carry counters: it has no valid number, so show none.
     frame.loc[frame["error"].notna(), list(_NUMBERS)] = float("nan")
     return frame
+
+
+def readable_medians(folder: Path, loaded: dict[str, Results | str | None]) -> pd.DataFrame:
+    """medians_frame of the files of `folder` that could be read (`results.load_folder`'s
+    answer); GmbError naming why when none could."""
+    readable = [value for value in loaded.values() if isinstance(value, Results)]
+    if not readable:
+        problems = [value for value in loaded.values() if isinstance(value, str)]
+        names = ", ".join(json_name(f) for f in FLAVORS)
+        raise GmbError("; ".join(problems) if problems
+                       else f"{folder}: no results to plot (none of {names})")
+    return medians_frame(readable)
 
 
 def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:

@@ -102,3 +102,9 @@ def _best_read(medians: pd.DataFrame, rows: pd.DataFrame) -> tuple[np.ndarray, n
     best = best.set_index("file")
     return (rows["file"].map(best["name"]).to_numpy(dtype=object),
             rows["file"].map(best["gbs"]).to_numpy(dtype=float))
+
+
+def tables(medians: pd.DataFrame) -> list[tuple[Ladder, pd.DataFrame]]:
+    """Each ladder with rungs in the run, and its table (`steps`)."""
+    found = [(ladder, steps(medians, ladder)) for ladder in LADDERS]
+    return [(ladder, table) for ladder, table in found if not table.empty]

@@ -28,16 +28,17 @@ per request; docs/design.md has the model.
 
 import math
 import re
-
-import numpy as np
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gmbtools.analysis import arch, littles_law
+import numpy as np
+
+from gmbtools.analysis import littles_law
+from gmbtools.analysis.pattern_class import SECTOR_BYTES, classify, pattern_sectors, suggestion
 from gmbtools.data import results
-from gmbtools.errors import GmbError
 from gmbtools.data.naming import element_bytes, split_name
+from gmbtools.errors import GmbError
 
 FAMILY = "pattern"
 MEMCPY, MEMSET = "ref/memcpy_d2d", "ref/memset"
@@ -45,25 +46,8 @@ CHASE = "latency/chase/ws:2147483648/lanes:1"
 LOADED = "latency/loaded/load:"  # the chase beside streaming SMs: latency under load
 L2_READS = "cache/read/ws:"  # hot reads of a working set: cache/read/ws:<bytes>
 L2_SETS = (4194304, 8388608, 16777216, 33554432)  # those gmb pattern asks for
-LINE_BYTES, SECTOR_BYTES, WARP = 128, 32, 32
-# Words the built-in read/write/copy families measure (the others have no coalesced twin).
-BUILTIN_WORDS = ("f32", "f64", "f32x2", "f32x4")
-STRIDES = (1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # stride/f32/read/s:S
 # How the binary writes '/' and ':' of an expression inside a name (neither may appear there).
 _ENCODED = {"÷": "/", "¦": ":"}
-_TOLERANCE = 1e-6
-
-SUGGESTIONS = {
-    "aos": "an array of structures? load whole structures through shared memory (aos_staged/) "
-           "or store a structure of arrays (soa/)",
-    "transpose": "a transpose through shared memory (the transpose/ ladder's tiled rung)",
-    # The expression gives each slot k its element: one without k reads the same one K times.
-    "wider": "wider words (--word f32x4) or more elements per thread (--k 4, with an index that "
-             "uses k, e.g. (i/32)*128+k*32+lane) keep more bytes in flight",
-    "sort": "sort or bucket the indices so a warp's lanes fall in few 128-B segments",
-    "align": "align the start (pad the array or shift the index) to 128 B",
-}
-
 
 @dataclass
 class Setting:
@@ -118,7 +102,9 @@ class Explanation:
     suggestion: str | None = None
     compile_s: float | None = None
     cached: bool | None = None
-    lines: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # its words: present/pattern_text.word
+    counters: dict[str, float] = field(default_factory=dict)  # the median's, for the words
+    shape_text: str = ""  # what the shape counters say of the index (classify)
 
 
 def decode_expression(part: str) -> str:
@@ -215,7 +201,6 @@ def explain_one(median: results.Median, where: Setting,
         elements=_count(c.get("pattern_elements")))
     if median.error is not None:
         e.error = median.error
-        e.lines = [f"errored: {median.error}"]
         return e
     e.gbs = _gbs(median)
     e.pct_peak = median.pct_peak
@@ -230,119 +215,8 @@ def explain_one(median: results.Median, where: Setting,
         e.like_gbs = _gbs(twin)
         e.like_ratio = e.gbs / e.like_gbs if e.gbs and e.like_gbs else None
     e.suggestion = suggestion(e.kind, c.get("pattern_lane_step"), word, e.word_bytes, e.k)
-    e.lines = _lines(e, c, where, shape)
+    e.counters, e.shape_text = c, shape  # for the words (present/pattern_text.py)
     return e
-
-
-def pattern_sectors(counters: dict[str, float], op: str) -> float | None:
-    """Sectors per request of the side that follows the expression: the loads of read, copy and
-    gather, the stores of write and scatter (whose other side is coalesced)."""
-    key = "model_st_sectors_per_req" if op in ("write", "scatter") else "model_ld_sectors_per_req"
-    return counters.get(key, counters.get("model_sectors_per_req"))
-
-
-def coalesced_sectors(word_bytes: int) -> int:
-    """The fewest sectors a warp instruction can need: 32 lanes' words in whole sectors."""
-    return math.ceil(WARP * word_bytes / SECTOR_BYTES)
-
-
-def twin_for_op(gather_twin: str | None, op: str) -> str | None:
-    """The built-in that does to its memory what `op` does, from the one a gather matches.
-    offset/, stride/, warp/ and gather/ read through their map and write coalesced (a gather);
-    their write and copy variants match scatter and copy; a pure read or write has none."""
-    if gather_twin is None or gather_twin.split("/")[0] in ("read", "write", "copy"):
-        return gather_twin  # a coalesced twin, chosen for the op already
-    if op == "gather":
-        return gather_twin
-    siblings = {"scatter": (("offset/f32/read/", "offset/f32/write/"),
-                            ("stride/f32/read/", "stride/f32/write/"),
-                            ("gather/random", "scatter/random")),
-                "copy": (("offset/f32/read/", "offset/f32/copy/"),
-                         ("stride/f32/read/", "stride/f32/both/"))}
-    for prefix, sibling in siblings.get(op, ()):
-        if gather_twin.startswith(prefix):
-            return sibling + gather_twin[len(prefix):]
-    return None
-
-
-def classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
-             sectors: float | None) -> tuple[str, str | None, str]:
-    """(class, the built-in benchmark it behaves like or None, one sentence on the shape)."""
-    kind, twin, sentence = _classify(counters, op, word, word_bytes, sectors)
-    return kind, twin_for_op(twin, op), sentence
-
-
-def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
-              sectors: float | None) -> tuple[str, str | None, str]:
-    distinct = counters.get("pattern_distinct_per_req")
-    step = counters.get("pattern_lane_step")
-    aligned = counters.get("pattern_aligned_fraction")
-    w = word_bytes or 0
-    if (distinct is not None and distinct <= 1 + 0.05) or (step is not None and step == 0):
-        return ("broadcast", "warp/broadcast",
-                "broadcast: the whole warp takes one element, 1 sector per request")
-    if step is not None and abs(abs(step) - 1) < _TOLERANCE:
-        twin = coalesced_twin(op, word)
-        if step < 0:
-            return ("reversed", twin, "reversed: consecutive lanes take consecutive elements "
-                    "downwards, the same sectors as a coalesced access in the other order")
-        if aligned is not None and aligned < 1 - _TOLERANCE:
-            fewest = coalesced_sectors(w)
-            return ("misaligned", "offset/f32/read/off:1" if word == "f32" else None,
-                    f"misaligned runs: consecutive lanes take consecutive elements, but "
-                    f"{aligned:.0%} of the runs start on a 128-B boundary; a run that "
-                    f"straddles one costs a sector more ({fewest + 1} instead of {fewest})")
-        return ("coalesced", twin, "coalesced: consecutive lanes take consecutive elements in "
-                "128-B aligned runs, the fewest sectors a warp can need")
-    if step is not None and abs(step) > 1:
-        s = round(abs(step))
-        apart = s * w
-        twin = f"stride/f32/read/s:{s}" if w == 4 and s in STRIDES else None
-        if not apart:
-            return ("strided", twin, f"strided: lanes {s} elements apart")
-        efficiency = counters.get("model_efficiency")
-        if apart >= SECTOR_BYTES and efficiency is not None and efficiency >= 0.9 and w == 4:
-            # Nearby warps take the rest of each sector: DRAM moves every line once; what is
-            # left is the sectors each request moves between the L2 and the SM (a transpose).
-            return ("transposed", "warp/permute_across",
-                    f"transposed: lanes {s} elements ({apart} B) apart, every lane its own "
-                    f"32-B sector, but nearby warps use the rest of each sector (DRAM "
-                    f"efficiency {efficiency:.2g}): the cost is {sectors or 32:.3g} sectors per "
-                    f"request between the L2 and the SM")
-        how = ("every lane needs its own 32-B sector" if apart >= SECTOR_BYTES
-               else f"a 32-B sector serves {SECTOR_BYTES // apart} lanes")
-        return ("strided", twin, f"strided: lanes {s} elements ({apart} B) apart: {how}")
-    # The lane step varies: a permutation when it costs no more sectors than a coalesced access.
-    if sectors is not None and w and sectors <= coalesced_sectors(w) + _TOLERANCE:
-        return ("permuted", "warp/permute_segment", "permuted within segments: the lanes "
-                "shuffle the elements of aligned runs, the same sectors as coalesced")
-    if sectors is None or not w:
-        return ("unknown", None, "no shape counters to classify it by")
-    return ("scattered", "gather/random", f"scattered: {sectors:.3g} sectors per request "
-            f"where a coalesced access needs {coalesced_sectors(w)}")
-
-
-def suggestion(kind: str | None, step: float | None, word: str, word_bytes: int | None,
-               k: int | None) -> str | None:
-    """The known fix for this class, if there is one."""
-    if kind == "transposed":
-        return SUGGESTIONS["transpose"]
-    if kind == "strided" and step is not None and word_bytes:
-        if abs(step) * word_bytes >= LINE_BYTES:  # lanes a line or more apart: transpose-like
-            return SUGGESTIONS["transpose"]
-        return SUGGESTIONS["aos"] if word == "f32" else None
-    if kind == "coalesced" and word == "f32" and k == 1:
-        return SUGGESTIONS["wider"]
-    return {"scattered": SUGGESTIONS["sort"], "misaligned": SUGGESTIONS["align"]}.get(kind or "")
-
-
-def coalesced_twin(op: str, word: str) -> str | None:
-    """The coalesced built-in of the same operation and word (read, write or copy), if the
-    built-in families have the word."""
-    if word not in BUILTIN_WORDS:
-        return None
-    family = {"read": "read", "write": "write"}.get(op, "copy")
-    return f"{family}/{word}/ilp:1/grid:full"
 
 
 def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
@@ -369,155 +243,6 @@ def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
                                         (e.l2_bound_gbs, "L2-to-SM")) if v is not None]
     if bounds:
         e.predicted_gbs, e.bound = min(bounds)
-
-
-def _lines(e: Explanation, c: dict[str, float], where: Setting, shape: str) -> list[str]:
-    lines = [_summary_line(e), _bound_line(e, c, where), shape]
-    if e.pct_peak is not None and e.pct_peak > 100:  # DRAM cannot do that: caches served it
-        repeat = (f"; with --k {e.k}, does the index use k? without it every slot reads the "
-                  "same element" if e.k and e.k > 1 else "")
-        lines.insert(1, f"above the theoretical peak: L1/L2 served part of it (elements read "
-                        f"more than once?){repeat}")
-    if e.like is None:
-        lines.append(f"no built-in benchmark measures this case for word {e.word} and op {e.op}")
-    elif not e.like_in_run:
-        lines.append(f"behaves like {e.like} (not in this run: --compare measures it)")
-    elif e.like_gbs is None:
-        lines.append(f"behaves like {e.like}, which errored in this run")
-    else:
-        ratio = f"; this pattern measures {e.like_ratio:.2f}× that" if e.like_ratio else ""
-        lines.append(f"behaves like {e.like}: {e.like_gbs:.0f} GB/s in this run{ratio}")
-    if e.suggestion:
-        lines.append(f"try: {e.suggestion}")
-    if e.compile_s is not None:
-        lines.append(f"kernel from the on-disk cache, loaded in {e.compile_s:.2g} s" if e.cached
-                     else f"compiled by NVRTC and loaded in {e.compile_s:.2g} s")
-    return lines
-
-
-def _summary_line(e: Explanation) -> str:
-    measured = f"measured {e.gbs:.0f} GB/s" if e.gbs is not None else "no GB/s measured"
-    if e.pct_peak is not None:
-        measured += f" = {e.pct_peak:.1f} % of the theoretical peak"
-    if e.predicted_gbs is None:
-        return f"{measured}; no prediction (the run lacks the model counters or a roof)"
-    s = e.sectors_per_req
-    sectors = f"{s:.3g} sector{'' if s == 1 else 's'}" if s is not None else "? sectors"
-    efficiency = f"{e.efficiency:.3g}" if e.efficiency is not None else "?"
-    return (f"{measured}; predicted {e.predicted_gbs:.0f} GB/s (model: {sectors} per request, "
-            f"DRAM efficiency {efficiency})")
-
-
-def _bound_line(e: Explanation, c: dict[str, float], where: Setting) -> str:
-    roof = "no bandwidth bound (no model_efficiency counter or roof)"
-    if e.roof_gbs and e.efficiency is not None:
-        source = where.roof_name or "the theoretical peak: no ref/ benchmark in this run"
-        roof = f"roof {e.roof_gbs:.0f} GB/s ({source}) × efficiency {min(1.0, e.efficiency):.3g}"
-    if e.littles_gbs is None:
-        if e.op == "write":
-            why = "a write waits for no load to return"
-        elif not where.latency_ns:
-            why = f"no DRAM latency in this run ({CHASE})"
-        else:
-            why = "no bytes_in_flight_per_sm counter or SM count"
-        l2 = _l2_text(e, where)
-        if e.bound == "L2-to-SM":
-            return f"L2-to-SM-bound ({why}): {l2}, below the bandwidth bound ({roof})"
-        return f"bandwidth bound alone ({why}): {roof}" + (f"; {l2}" if l2 else "")
-    twice = " × 2 (each byte read is also written)" if e.op in ("copy", "gather", "scatter") \
-        else ""
-    which = "loaded latency at that rate" if where.loaded else "idle DRAM latency"
-    littles = (f"Little's law {where.sms} SMs × {c['bytes_in_flight_per_sm']:.0f} B in flight "
-               f"per SM / {e.latency_ns:.0f} ns ({which}){twice} = {e.littles_gbs:.0f} GB/s")
-    l2 = _l2_text(e, where)
-    if e.bound == "L2-to-SM":
-        return f"L2-to-SM-bound: {l2}, below {littles} and the bandwidth bound ({roof})"
-    also = f"; {l2}" if l2 else ""
-    if e.bound == "latency":
-        return f"latency-bound: {littles}, below the bandwidth bound ({roof}){also}"
-    bandwidth = f" = {e.bandwidth_gbs:.0f} GB/s" if e.bandwidth_gbs is not None else ""
-    return f"bandwidth-bound: {roof}{bandwidth}, below {littles}{also}"
-
-
-def _l2_text(e: Explanation, where: Setting) -> str:
-    if e.l2_bound_gbs is None:
-        return ""
-    return (f"L2 to SM {where.l2_gbs:.0f} GB/s ({where.l2_name}) × useful share of the "
-            f"{e.sectors_per_req:.3g} sectors per request = {e.l2_bound_gbs:.0f} GB/s")
-
-
-def shape(e: Explanation) -> str:
-    """`(op, word, k K, block B[, n N][, threads T])`: n where the name gives it, threads where
-    they are not the default n / K."""
-    elements = e.n or e.elements
-    threads = e.threads if e.threads and elements and e.k and e.threads * e.k != elements \
-        else None
-    parts = [e.op, e.word] + [f"{key} {value}" for key, value in (
-        ("k", e.k), ("block", e.block), ("n", e.n), ("threads", threads)) if value is not None]
-    return f"({', '.join(parts)})"
-
-
-def setting_line(where: Setting) -> str:
-    parts = [f"{where.gpu_name or 'unknown GPU'} ({where.flavor or 'unknown'} flavor)"]
-    if where.roof_gbs:
-        parts.append(f"roof {where.roof_gbs:.0f} GB/s ({where.roof_name})")
-    if where.peak_gbs:
-        parts.append(f"theoretical peak {where.peak_gbs:.0f} GB/s")
-    parts.append(f"DRAM latency {where.latency_ns:.0f} ns" if where.latency_ns
-                 else "no DRAM latency measured")
-    return ", ".join(parts)
-
-
-def unverified_line(where: Setting) -> list[str]:
-    """The line that says the GPU's architecture was not measured by the suite, if so."""
-    if not arch.unverified(where.facts):
-        return []
-    return [f"Unverified on this GPU: {where.facts} (see docs/gpus.md)"]
-
-
-def text(where: Setting, explanations: list[Explanation]) -> str:
-    """What `gmb pattern` prints: the run's references, then each pattern's lines."""
-    out = [*unverified_line(where), setting_line(where)]
-    for e in explanations:
-        out += ["", f"{e.expression}  {shape(e)}", *(f"  {line}" for line in e.lines)]
-    return "\n".join(out) + "\n"
-
-
-def markdown(where: Setting, explanations: list[Explanation], *commands: str) -> str:
-    """explanation.md of a saved run: the commands, a table of all, then each pattern's
-    lines."""
-    lines = ["# gmembench pattern", "",
-             *(item for line in unverified_line(where) for item in (f"> **{line}**", "")),
-             setting_line(where) + ".", "",
-             "Commands, run from the repository root:", "", "```sh", *commands, "```", "",
-             "| expression | op | word | GB/s | % of peak | predicted | class | like | its GB/s |",
-             "|---|---|---|---:|---:|---:|---|---|---:|"]
-    for e in explanations:
-        cells = [f"`{_cell(e.expression)}`", e.op, e.word, _number(e.gbs),
-                 _number(e.pct_peak, "{:.1f}"), _number(e.predicted_gbs),
-                 "error" if e.error else e.kind or "", f"`{e.like}`" if e.like else "",
-                 _number(e.like_gbs)]
-        lines.append("| " + " | ".join(cells) + " |")
-    for e in explanations:
-        lines += ["", f"## `{e.expression}` {shape(e)}", "", f"`{e.name}`", "",
-                  *(f"- {line}" for line in e.lines)]
-    lines += ["", "GB/s = 10⁹ B/s of bytes read + written, medians of the repetitions. The "
-              "prediction is min(roof × DRAM efficiency, Little's law: SMs × bytes in flight "
-              "per SM / DRAM latency).", ""]
-    return "\n".join(lines)
-
-
-def records(explanations: list[Explanation]) -> list[dict[str, Any]]:
-    """The explanations as plain dicts (`gmb pattern --json`)."""
-    return [dict(vars(e)) for e in explanations]
-
-
-def _cell(value: str) -> str:
-    return value.replace("|", "\\|")
-
-
-def _number(value: float | None, form: str = "{:.0f}") -> str:
-    return form.format(value) if value is not None else ""
 
 
 def _gbs(median: results.Median | None) -> float | None:

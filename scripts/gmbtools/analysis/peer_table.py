@@ -8,6 +8,7 @@ from typing import Any
 
 from gmbtools.data import results
 
+
 @dataclass(frozen=True)
 class Measurement:
     """One N x N table: the best median GB/s of the benchmarks `pattern` matches, per pair."""

@@ -2,7 +2,7 @@
 
 Every error a user can cause ends as one `gmb: error: ...` line on stderr and a non-zero exit
 status, argparse's own usage errors included. What each subcommand takes and does lives in
-commands.py; `load`, `plot` and `report` need pandas and matplotlib and say so in one line
+subcommands/; `load`, `plot` and `report` need pandas and matplotlib and say so in one line
 where they are missing.
 """
 
@@ -11,7 +11,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gmbtools.commands import handlers as c
+from gmbtools.commands.subcommands import (compare, fleet, load, ncu, pattern, peers, plot, report,
+                                           run, summary)
+from gmbtools.commands.subcommands.options import fleet_dir_argument, results_dir_argument
 from gmbtools.errors import GmbError
 
 
@@ -33,7 +35,7 @@ COMMANDS = (
         "results/<gpu_slug>/<YYYYmmdd-HHMMSS>/ with default/ca/cg.json.gz, run_info.json, "
         "summary.md and (with pandas and matplotlib) figures/ and report.md. Extra "
         "--benchmark_*=VALUE and --gmb_*=VALUE options are passed to every benchmark binary.",
-        c.run_arguments, c.run_handler),
+        run.run_arguments, run.run_handler),
     Command(
         "peers", "measure every ordered pair of GPUs, one pair at a time; write a peer matrix",
         "Build the default flavor and run, for every ordered pair (i, j) of the GPUs, "
@@ -44,7 +46,7 @@ COMMANDS = (
         "there is no pair and exits 0. Exits non-zero when a pair has no numbers (the others "
         "are still measured). Extra --benchmark_*=VALUE and --gmb_*=VALUE options go to every "
         "run.",
-        c.peers_arguments, c.peers_handler),
+        peers.peers_arguments, peers.peers_handler),
     Command(
         "pattern", "measure your own index expressions; explain what they cost",
         "Build the flavor and run it once with each EXPR as a benchmark (--gmb_pattern=EXPR: "
@@ -55,29 +57,29 @@ COMMANDS = (
         "JSON. --save writes results/<gpu_slug>/<YYYYmmdd-HHMMSS>-pattern/ with pattern.json.gz, "
         "explanation.md and (two expressions or more) pattern.png. Extra --benchmark_*=VALUE "
         "and --gmb_*=VALUE options go to the binary.",
-        c.pattern_arguments, c.pattern_handler),
+        pattern.pattern_arguments, pattern.pattern_handler),
     Command(
         "summary", "re-write summary.md of an existing results folder",
         "Re-write RESULTS_DIR/summary.md from the JSON files in it.",
-        c.results_dir_argument, c.summary_handler),
+        results_dir_argument, summary.summary_handler),
     Command(
         "load", "load JSON files into one table; describe it or write it as CSV",
         "Load Google Benchmark JSON files into one tidy table (a row per repetition and "
         "aggregate; name split into family, variant, type, op and params; flavor and GPU from "
         "the context). A results folder stands for its default/ca/cg files (plain or .gz). "
         "Prints what it holds, or writes it with --csv.",
-        c.load_arguments, c.load_handler),
+        load.load_arguments, load.load_handler),
     Command(
         "plot", "draw the figures of a results folder (PNG; SVG with --svg)",
         "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, reuse, aos_soa, "
         "word_ilp, working_set), as PNG (and SVG with --svg); a figure whose benchmarks are "
         "absent is skipped with a message.",
-        c.plot_arguments, c.plot_handler),
+        plot.plot_arguments, plot.plot_handler),
     Command(
         "report", "draw the figures and write RESULTS_DIR/report.md",
         "Draw the figures into RESULTS_DIR/figures and write RESULTS_DIR/report.md: the "
         "headline numbers, every figure with what it shows, errors and the run's context.",
-        c.report_arguments, c.report_handler),
+        report.report_arguments, report.report_handler),
     Command(
         "compare", "tabulate bandwidth ratios B/A of two runs, or of the flavors of one run",
         "Pair the benchmarks of A.json and B.json by name and print a markdown table of their "
@@ -86,14 +88,14 @@ COMMANDS = (
         "(largest difference first) unless --all; names in one file only and errored "
         "benchmarks are listed by name. --flavors RESULTS_DIR compares default.json, ca.json "
         "and cg.json of one run: ca/default, cg/default and cg/ca.",
-        c.compare_arguments, c.compare_handler),
+        compare.compare_arguments, compare.compare_handler),
     Command(
         "ncu", "profile benchmarks once each under Nsight Compute; model beside hardware",
         "Run the benchmarks matching --filter once each under Nsight Compute (clocks left "
         "alone) and write, per benchmark name, the measured L1 sectors per request (loads, "
         "stores) and DRAM bytes beside the traffic model's predictions, as JSON. Needs a built "
         "binary (scripts/gmb run builds them). Extra --gmb_*=VALUE options go to the binary.",
-        c.ncu_arguments, c.ncu_handler),
+        ncu.ncu_arguments, ncu.ncu_handler),
 )
 
 # `gmb fleet submit|task|report`: the screening sweep on every GPU of a Slurm job.
@@ -114,19 +116,19 @@ FLEET_STEPS = (
         "submitted. The job asks Slurm for SIGTERM 120 s before its time limit (--signal; a "
         "quarter of a limit under 8 minutes), so each task stops its screen and reports it as "
         "interrupted.",
-        c.fleet_submit_arguments, c.fleet_submit_handler),
+        fleet.fleet_submit_arguments, fleet.fleet_submit_handler),
     Command(
         "task", "(run by Slurm) screen this task's GPU",
         "Run by each Slurm task of the job: screen the task's GPU into "
         "DIR/<host>/<gpu-uuid>/ and write status.json however it ends.",
-        c.fleet_dir_argument, c.fleet_task_handler),
+        fleet_dir_argument, fleet.fleet_task_handler),
     Command(
         "report", "merge a fleet folder's tasks: report.md, fleet.csv, fleet.png",
         "Merge every task of DIR into report.md, fleet.csv and fleet.png: each GPU's ratio "
         "to the median of the job's GPUs of its model per screening benchmark, GPUs more "
         "than 5% below it flagged, failed, unfinished, missing and corrupt tasks listed "
         "with their reason. Exits non-zero when any task did not screen its GPU.",
-        c.fleet_dir_argument, c.fleet_report_handler),
+        fleet_dir_argument, fleet.fleet_report_handler),
 )
 
 

@@ -8,7 +8,7 @@ tasks, binary, limits, the job id) and `job.sbatch`, and hands the job to Slurm:
 saying how it ended: ok, failed (with the binary's one-line error), timeout, or interrupted (a
 stop signal: Slurm's warning before the time limit, see `batch_script`). A task Slurm kills
 outright never gets that far: its `status.json` still says `running`, which the report shows.
-`gmb fleet report` (fleet_report.py) merges them. Standard library only, like `gmb run`.
+`gmb fleet report` (present/fleet_report.py) merges them. Standard library only, like `gmb run`.
 
 What the user gives (`--partition`, `--time`, `--sbatch-arg`, the `--out` folder) is written
 into `#SBATCH` lines, so `SubmitOptions` (and `submit`, for the folder) refuses, before anything
@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gmbtools.commands import run as gmb_run
+from gmbtools.commands import binaries
 from gmbtools.commands.repo import find_repo
 from gmbtools.data.fleet_folder import (SCREEN_JSON, STATUS, Manifest, load_manifest, save_manifest,
                                         write_json)
@@ -154,7 +154,7 @@ def submit(options: SubmitOptions, repo: Path | None = None) -> Path:
     binary = (options.binary or _build(options, repo)).resolve()
     if not binary.is_file():
         raise GmbError(f"{binary}: no such benchmark binary")
-    folder = gmb_run.make_run_dir(root, "fleet", datetime.now())
+    folder = binaries.make_run_dir(root, "fleet", datetime.now())
     tasks = options.nodes * options.gpus_per_node
     inside = "SLURM_JOB_ID" in os.environ
     task_command = [sys.executable, str(GMB_SCRIPT), "fleet", "task", str(folder)]
@@ -250,7 +250,7 @@ def _srun(options: SubmitOptions) -> list[str]:
 
 def _build(options: SubmitOptions, repo: Path) -> Path:
     """The default flavor, built as `gmb run` builds it: the binary every task runs."""
-    preset = gmb_run.build(repo, dict(os.environ), options.preset, options.cuda_archs,
+    preset = binaries.build(repo, dict(os.environ), options.preset, options.cuda_archs,
                            ["gmembench"])
     return repo / "build" / preset / "gmembench"
 
@@ -338,7 +338,7 @@ def _query(binary: str, device: int, deadline: float) -> dict[str, Any] | str:
     """The binary's --gmb_info JSON (as `gmb run` asks it), or a one-line reason it could not
     say."""
     try:
-        return gmb_run.device_info(binary, device, Path.cwd(), dict(os.environ),
+        return binaries.device_info(binary, device, Path.cwd(), dict(os.environ),
                                    timeout=max(1.0, deadline - time.monotonic()))
     except GmbError as err:
         if str(err).startswith("timeout:"):

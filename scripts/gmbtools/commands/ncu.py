@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gmbtools.errors import GmbError
 from gmbtools.data.naming import strip_suffixes
+from gmbtools.errors import GmbError
 
 METRICS = (
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",

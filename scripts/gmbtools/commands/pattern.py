@@ -5,7 +5,8 @@ One run of one flavor's binary (built as `gmb run` builds it, or `--binary`): ev
 driver's copy and fill (the roof), the DRAM chase (the latency of Little's law) and, with
 --compare, the built-ins each class behaves like. Google Benchmark's JSON comes on stdout; the
 binary's own lines on stderr are passed on as they come, but its one-line error becomes gmb's.
-pattern_explain.py turns the JSON into the explanation; --save keeps everything in a new folder
+analysis/pattern_explain.py turns the JSON into the explanation, present/pattern_text.py words
+it; --save keeps everything in a new folder
 `results/<gpu_slug>/<YYYYmmdd-HHMMSS>-pattern/` (pattern.json.gz, explanation.md and, for two
 expressions or more, pattern.png).
 
@@ -31,12 +32,14 @@ from io import BufferedIOBase
 from pathlib import Path
 from typing import TextIO
 
-from gmbtools.data import packing, results
-from gmbtools.commands import run, stopping
+from gmbtools.analysis import pattern_class
 from gmbtools.analysis import pattern_explain as explain
-from gmbtools.errors import GmbError
-from gmbtools.data.flavors import BINARIES
+from gmbtools.commands import binaries, run_options, stopping
 from gmbtools.commands.repo import find_repo
+from gmbtools.data import packing, results
+from gmbtools.data.flavors import BINARIES
+from gmbtools.errors import GmbError
+from gmbtools.present import pattern_text
 
 # Options gmb pattern sets itself: the last copy of a flag wins, so a user's copy would change
 # what the explanation reads; refuse it, saying what to use instead.
@@ -63,7 +66,7 @@ _ERROR_LINE = re.compile(r"(?P<before>(?:.*\r)?(?:\x1b\[K)?)(?P<program>[\w.+-]+
 
 @dataclass(frozen=True)
 class Options:
-    """What the user asked `gmb pattern` for (see commands.py for the flags). None: the
+    """What the user asked `gmb pattern` for (see subcommands/pattern.py for the flags). None: the
     binary's default."""
 
     expressions: tuple[str, ...]
@@ -91,7 +94,7 @@ class Options:
 def check_passthrough(extra: list[str]) -> tuple[str, ...]:
     """--benchmark_*/--gmb_* options for the binary, less those gmb pattern sets itself."""
     for arg in extra:
-        if not arg.startswith(run.PASSTHROUGH_PREFIXES):
+        if not arg.startswith(run_options.PASSTHROUGH_PREFIXES):
             raise GmbError(f"unrecognized argument {arg!r} (only --benchmark_*=VALUE and "
                            "--gmb_*=VALUE options are passed on to the benchmark)", 2)
         name = arg.split("=", 1)[0]
@@ -110,12 +113,12 @@ def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
              f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/"]
     if compare:
         word = word or "f32"
-        if twin := explain.coalesced_twin(op or "read", word):  # a word the built-ins have
+        if twin := pattern_class.coalesced_twin(op or "read", word):  # a word the built-ins have
             names.append(f"{twin}$")
         gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
                    "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment", "warp/permute_across",
                    "gather/random"]
-        twins = {explain.twin_for_op(g, op or "read") for g in gathers} - {None}
+        twins = {pattern_class.twin_for_op(g, op or "read") for g in gathers} - {None}
         names += sorted(re.escape(t) + "$" for t in twins)
     return "^(" + "|".join(names) + ")"
 
@@ -144,7 +147,7 @@ def measure(options: Options, repo: Path | None = None, now: datetime | None = N
     start = time.monotonic()
     say = sys.stderr if options.json else sys.stdout  # --json: stdout holds the JSON alone
     repo = repo or find_repo()
-    env = run.device_env()
+    env = binaries.device_env()
     binary = _binary(options, repo, env)
     cmd = command(binary, options, progress=sys.stderr.isatty())
     print(f"gmb: {shlex.join(cmd)}", file=say, flush=True)
@@ -154,14 +157,14 @@ def measure(options: Options, repo: Path | None = None, now: datetime | None = N
         path = Path(scratch) / "pattern.json"
         path.write_text(stdout, encoding="utf-8")
         loaded = results.load(path)
-        where, explanations = explain.explain(loaded)
+        where, explanations = pattern_text.explained(loaded)
         if not explanations:
             raise GmbError(f"{Path(binary).name} printed no pattern/ benchmark: is it a "
                            "gmembench with the pattern family?")
         if options.json:
-            print(json.dumps(explain.records(explanations), indent=2, ensure_ascii=False))
+            print(json.dumps(pattern_text.records(explanations), indent=2, ensure_ascii=False))
         else:
-            print(explain.text(where, explanations), end="", flush=True)
+            print(pattern_text.text(where, explanations), end="", flush=True)
         if options.save:
             folder = _save(path, loaded, where, explanations, options, shlex.join(cmd), repo,
                            now or datetime.now(), say)
@@ -263,7 +266,7 @@ def _binary(options: Options, repo: Path, env: dict[str, str]) -> str:
             raise GmbError(f"{options.binary}: no such benchmark binary")
         return str(binary)
     with _stdout_to_stderr(options.json):
-        preset = run.build(repo, env, options.preset, options.cuda_archs,
+        preset = binaries.build(repo, env, options.preset, options.cuda_archs,
                            [BINARIES[options.flavor]])
     return str(repo / "build" / preset / BINARIES[options.flavor])
 
@@ -292,16 +295,16 @@ def _save(path: Path, loaded: results.Results, where: explain.Setting,
           repo: Path, now: datetime, say: TextIO) -> Path:
     """A new folder (never an old one) with pattern.json.gz, explanation.md and the figure."""
     slug = loaded.context.get("gpu_slug")
-    if not isinstance(slug, str) or not run.SLUG.fullmatch(slug):
+    if not isinstance(slug, str) or not binaries.SLUG.fullmatch(slug):
         raise GmbError(f"the run's context has no usable gpu_slug (got {slug!r}); nothing saved")
     root = (options.out or repo / "results").resolve()
-    folder = run.make_run_dir(root, slug, now, "-pattern")
+    folder = binaries.make_run_dir(root, slug, now, "-pattern")
     saved = folder / "pattern.json"
     saved.write_bytes(path.read_bytes())
     packing.pack(saved)
     shown = binary_command.replace(str(repo.resolve()) + os.sep, "")
     (folder / "explanation.md").write_text(
-        explain.markdown(where, explanations, options.gmb_command, shown), encoding="utf-8")
+        pattern_text.markdown(where, explanations, options.gmb_command, shown), encoding="utf-8")
     print(f"gmb: wrote {folder / 'explanation.md'}", file=say, flush=True)
     if len(explanations) >= 2:
         _figure(folder, where, explanations, say)
@@ -312,6 +315,8 @@ def _figure(folder: Path, where: explain.Setting, explanations: list[explain.Exp
             say: TextIO) -> None:
     """pattern.png where matplotlib is installed; one line where it is not."""
     try:
+        from gmbtools.present.pattern_figure import draw
+
         figure = draw(folder, where, explanations)
     except ImportError as err:
         print(f"gmb: no pattern.png: {err} (python3 -m pip install -r scripts/requirements.txt)",
@@ -320,55 +325,3 @@ def _figure(folder: Path, where: explain.Setting, explanations: list[explain.Exp
     print(f"gmb: wrote {figure}", file=say, flush=True)
 
 
-def draw(folder: Path, where: explain.Setting,
-         explanations: list[explain.Explanation]) -> Path:
-    """folder/pattern.png: a bar per expression (measured), its prediction marked across it,
-    the theoretical peak and ref/memcpy_d2d as lines. Raises ImportError without matplotlib."""
-    import textwrap
-
-    import numpy as np
-
-    from gmbtools.present import plotkit
-
-    count = len(explanations)
-    body, axes = plotkit.new_figure(1, 1, (max(6.0, 1.1 * count + 1.5) + 2.6, 4.2))
-    ax = axes[0][0]
-    xs = np.arange(count, dtype=float)
-    measured = np.array([e.gbs if e.gbs is not None else np.nan for e in explanations])
-    valid = ~np.isnan(measured)
-    ax.bar(xs[valid], measured[valid], 0.6, color="tab:blue", label="measured (median)")
-    predicted = [(x, e.predicted_gbs) for x, e in zip(xs, explanations)
-                 if e.predicted_gbs is not None]
-    label = "predicted (the lowest bound: DRAM, Little's law, L2 to SM)"
-    for k, (x, value) in enumerate(predicted):
-        ax.hlines(value, x - 0.38, x + 0.38, colors="black", linewidth=2.2,
-                  label=label if k == 0 else None)
-    values = [v for v in (*measured[valid], *(v for _, v in predicted), where.peak_gbs,
-                          where.memcpy_gbs) if v]
-    top = max(values, default=1.0)
-    for x, e in zip(xs, explanations):
-        if e.error:
-            ax.text(x, top * 0.02, "error", rotation=90, ha="center", va="bottom", fontsize=8,
-                    color=plotkit.ERROR_COLOR, fontweight="bold")
-    if where.peak_gbs:
-        ax.axhline(where.peak_gbs, color="black", linestyle=":", linewidth=1.2,
-                   label=f"theoretical peak {where.peak_gbs:.0f} GB/s (gpu_peak_gbs)")
-    if where.memcpy_gbs:
-        ax.axhline(where.memcpy_gbs, color="dimgray", linestyle="-.", linewidth=1.2,
-                   label=f"{plotkit.MEMCPY} {where.memcpy_gbs:.0f} GB/s")
-    labels = [textwrap.fill(e.expression, 18) + f"\n{e.op} {e.word}" +
-              (f"\n{e.kind}" if e.kind else "") for e in explanations]
-    ax.set_xticks(xs, labels, fontsize=7.5)
-    ax.set_xlim(-0.6, count - 0.4)  # room for an errored pattern's mark at either end
-    plotkit.gbs_axis(ax, top)
-    ax.set_ylabel(plotkit.GBS_LABEL)
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    when = (where.date or "date not recorded")[:16].replace("T", " ")
-    unverified = "".join(f"\n{line}" for line in explain.unverified_line(where))
-    body.suptitle(f"Your access patterns\n{where.gpu_name or 'unknown GPU'} · flavor "
-                  f"{where.flavor or 'unknown'} · run {when}{unverified}", fontsize=11)
-    plotkit.footnote(body, "Bars: medians of the repetitions (GB/s = 10⁹ B/s read + written). "
-                     "Black marks: the model's prediction. Below each bar: the expression "
-                     "(element index of thread i), op, word and class; explanation.md says "
-                     "which built-in each behaves like.")
-    return plotkit.save(body, folder / "pattern")[0]

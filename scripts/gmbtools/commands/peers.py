@@ -20,13 +20,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gmbtools.data import packing, results
-from gmbtools.commands import run, stopping
-from gmbtools.errors import GmbError
-from gmbtools.data.flavors import BINARIES
-from gmbtools.present.peer_report import _figure, markdown
 from gmbtools.analysis.peer_table import MEASUREMENTS, RATIOS, cells
+from gmbtools.commands import binaries, flavor_runs, run_options, stopping
 from gmbtools.commands.repo import find_repo
+from gmbtools.data import packing, results
+from gmbtools.data.flavors import BINARIES
+from gmbtools.errors import GmbError
+from gmbtools.present.peer_report import _figure, markdown
 
 # gmembench's filter (POSIX extended, anchored): the kernel copies of every type and ilp in the
 # three directions, the peer reads and writes, and the copy engine's three directions.
@@ -66,19 +66,19 @@ class Runner:
     pair. Tests replace it with a fake that writes Google Benchmark JSON."""
 
     def __init__(self, repo: Path, options: Options) -> None:
-        self.repo, self.options, self.env = repo, options, run.device_env()
+        self.repo, self.options, self.env = repo, options, binaries.device_env()
         self.stopper = stopping.Stopper()  # measure() makes it catch the stop signals
 
     def devices(self) -> list[int]:
-        return run.resolve_devices(self.options.devices, self.env)
+        return binaries.resolve_devices(self.options.devices, self.env)
 
     def build(self) -> str:
-        preset = run.build(self.repo, self.env, self.options.preset, self.options.cuda_archs,
+        preset = binaries.build(self.repo, self.env, self.options.preset, self.options.cuda_archs,
                            [BINARIES["default"]])
         return f"build/{preset}/{BINARIES['default']}"
 
     def info(self, binary: str, device: int) -> dict[str, Any]:
-        return run.device_info(binary, device, self.repo, self.env)
+        return binaries.device_info(binary, device, self.repo, self.env)
 
     def run(self, command: list[str], log: Path) -> tuple[int, str]:
         """The exit code and the last line of stderr; Google Benchmark's table goes to `log`."""
@@ -109,7 +109,7 @@ def parse_devices(text: str) -> None:
 
 def check_passthrough(extra: list[str]) -> tuple[str, ...]:
     """--benchmark_*/--gmb_* options for the binary, less those `gmb peers` sets itself."""
-    extra_options = run.passthrough_args(extra)
+    extra_options = run_options.passthrough_args(extra)
     for arg in extra_options:
         if arg.split("=", 1)[0] in _RESERVED:
             raise GmbError(f"{arg.split('=', 1)[0]} is set by gmb peers (each pair: --device=I "
@@ -133,7 +133,7 @@ def measure(options: Options, runner: Runner | None = None, repo: Path | None = 
     binary = runner.build()
     infos = {d: runner.info(binary, d) for d in devices}  # a GPU that is not there stops here
     root = (options.out or repo / "results").resolve()
-    folder = run.make_run_dir(root, infos[devices[0]]["gpu_slug"], now or datetime.now(),
+    folder = binaries.make_run_dir(root, infos[devices[0]]["gpu_slug"], now or datetime.now(),
                               "-peers")
     print(f"gmb: peer matrix folder {folder}", flush=True)
     pairs = []
@@ -165,7 +165,7 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
     command = [binary, f"--device={i}", "--gmb_peer=only", f"--gmb_peer_partner={j}",
                f"--benchmark_filter={FILTER}", f"--benchmark_repetitions={options.repetitions}",
                "--benchmark_display_aggregates_only=true",
-               f"--benchmark_out={run.shown_path(out, repo)}", "--benchmark_out_format=json",
+               f"--benchmark_out={binaries.shown_path(out, repo)}", "--benchmark_out_format=json",
                *options.passthrough]
     pair = Pair(i, j, out.name + ".gz", shlex.join(command))
     print(f"gmb: GPU {i} with partner GPU {j}: {pair.command}", flush=True)
@@ -173,7 +173,7 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
     pair.exit_code, last_line = runner.run(command, folder / f"pair-{i}-{j}.log")
     pair.wall_s = round(time.monotonic() - start, 3)
     if runner.stopper.stopped:
-        run.close_cut_file(out, runner.stopper.name)
+        flavor_runs.close_cut_file(out, runner.stopper.name)
     if out.is_file():
         packing.pack(out)
     else:

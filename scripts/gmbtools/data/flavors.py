@@ -19,6 +19,7 @@ def json_name(flavor: str) -> str:
 
 
 def flavors_of(rows: Any) -> list[str]:
-    """Flavors present in a table with a flavor column (a pandas DataFrame), default/ca/cg first, then any other name in order of appearance."""
+    """Flavors present in a table with a flavor column (a pandas DataFrame), default/ca/cg
+    first, then any other name in order of appearance."""
     present = list(dict.fromkeys(rows["flavor"].dropna()))
     return [f for f in FLAVORS if f in present] + [f for f in present if f not in FLAVORS]

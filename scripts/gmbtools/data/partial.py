@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gmbtools.errors import GmbError
 from gmbtools.data.results import read_text
+from gmbtools.errors import GmbError
 
 TIME_SUFFIX = "/manual_time"
 # Google Benchmark's layout: each benchmark an object indented by four spaces.

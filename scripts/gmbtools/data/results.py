@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gmbtools.errors import GmbError
 from gmbtools.data.flavors import FLAVORS, json_name
 from gmbtools.data.naming import split_name
+from gmbtools.errors import GmbError
 
 # Numeric keys Google Benchmark writes itself; every other numeric key of an entry is a counter
 # (user counters such as `pct_peak`, and `bytes_per_second` from SetBytesProcessed).

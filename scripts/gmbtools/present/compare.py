@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gmbtools.data import results
-from gmbtools.errors import GmbError
 from gmbtools.data.flavors import json_name
 from gmbtools.data.results import Median, Results
+from gmbtools.errors import GmbError
 from gmbtools.present.summary import cell, gpu_name
 
 NOISE_SIGMAS = 3.0

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gmbtools.data import fleet_folder as fleet
+from gmbtools.data.results import load, median_by_name, stored
 from gmbtools.errors import GmbError
 from gmbtools.present.node_summary import FLAG_BELOW
-from gmbtools.data.results import load, median_by_name, stored
 
 # A GPU this far under its fleet's median is flagged: the node summary's rule, one number.
 OUTLIER_BELOW = FLAG_BELOW

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.colors import Normalize
 
-from gmbtools.present import plotkit
 from gmbtools.analysis.peer_table import table
+from gmbtools.present import plotkit
 
 COLUMNS = 4
 

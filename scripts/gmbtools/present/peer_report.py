@@ -5,6 +5,7 @@ from typing import Any
 
 from gmbtools.analysis.peer_table import table
 
+
 def markdown(doc: dict[str, Any]) -> str:
     indices = [d["index"] for d in doc["devices"]]
     lines = ["# gmembench peer matrix", "",

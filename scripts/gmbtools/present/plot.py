@@ -11,19 +11,17 @@ import multiprocessing.forkserver
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from gmbtools.present import figures, plotkit
 from gmbtools.analysis import frame
 from gmbtools.data import results
-from gmbtools.errors import GmbError
-from gmbtools.data.flavors import FLAVORS, json_name
-from gmbtools.present.plotkit import Drawn, Skip
 from gmbtools.data.results import Results
+from gmbtools.present import figures, plotkit
+from gmbtools.present.plotkit import Drawn, Skip
 
 FIGURES_DIR = "figures"
 
@@ -87,16 +85,15 @@ class Plotted:
 def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plotted:
     """Draw every figure of FIGURES from folder's default/ca/cg.json into `out`
     (default folder/figures) as PNG, and as SVG too with `svg`."""
-    context = _worker_context()  # its workers' imports overlap the loading below
+    context = start_workers()  # their imports overlap the loading below
     loaded = results.load_folder(folder)
-    readable = [value for value in loaded.values() if isinstance(value, Results)]
-    if not readable:
-        problems = [value for value in loaded.values() if isinstance(value, str)]
-        names = ", ".join(json_name(f) for f in FLAVORS)
-        raise GmbError("; ".join(problems) if problems
-                       else f"{folder}: no results to plot (none of {names})")
-    plotted = Plotted(loaded, frame.medians_frame(readable))
-    out = out if out is not None else folder / FIGURES_DIR
+    plotted = Plotted(loaded, frame.readable_medians(folder, loaded))
+    return draw(plotted, out if out is not None else folder / FIGURES_DIR, svg, context)
+
+
+def draw(plotted: Plotted, out: Path, svg: bool, context: Any) -> Plotted:
+    """Every figure of plotted.medians into `out`; fills plotted's written, captions, data
+    and skipped, and returns it. `context`: start_workers()'s."""
     out.mkdir(parents=True, exist_ok=True)
     outcomes = _draw_all(context, plotted.medians, out, svg)
     for spec, outcome in zip(FIGURES, outcomes):
@@ -108,7 +105,7 @@ def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plo
     return plotted
 
 
-def _worker_context() -> Any:
+def start_workers() -> Any:
     """Where the figure workers start from, or None to draw in this process. Never fork(): the
     caller may run threads (a node run does), and a forked child can inherit a lock one of them
     holds. A forkserver (or spawn) starts its workers from a clean process; the forkserver

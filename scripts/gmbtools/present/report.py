@@ -1,4 +1,4 @@
-"""`gmb report`: draw the figures (`plot.plot_folder`) and write RESULTS_DIR/report.md around
+"""`gmb report`: draw the figures (`plot.draw`) and write RESULTS_DIR/report.md around
 them: the run, the headline numbers of each flavor (the tables of summary.md), every figure with
 one sentence on what it shows (or why it is missing), the inflight cases against their model,
 the optimization ladders against their roofs, the errored benchmarks and the context.
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from gmbtools.analysis import arch, headlines, health, ladders
-from gmbtools.present import plot, summary
+from gmbtools.analysis import arch, frame, headlines, health, ladders
 from gmbtools.data import results
 from gmbtools.data.flavors import json_name
-from gmbtools.present.plot import Plotted
 from gmbtools.data.results import Results
+from gmbtools.present import plot, summary
+from gmbtools.present.plot import Plotted
 
 REPORT_FILE = "report.md"
 
@@ -23,14 +23,22 @@ REPORT_FILE = "report.md"
 def write_report(folder: Path, svg: bool = False) -> tuple[Path, Plotted]:
     """Plot into folder/figures (PNG, and SVG with `svg`) and write folder/report.md; return its
     path and the plot outcome (for its messages). Raises GmbError only when no flavor file could
-    be read."""
-    plotted = plot.plot_folder(folder, svg=svg)
+    be read. Read, then analyse, then present: the files, their medians and the ladders' tables,
+    then the figures and the text."""
+    context = plot.start_workers()  # their imports overlap the loading below
+    loaded = results.load_folder(folder)
+    medians = frame.readable_medians(folder, loaded)
+    tables = ladders.tables(medians)
+    plotted = plot.draw(Plotted(loaded, medians), folder / plot.FIGURES_DIR, svg, context)
     path = folder / REPORT_FILE
-    path.write_text(render(folder, plotted), encoding="utf-8")
+    path.write_text(render(folder, plotted, tables), encoding="utf-8")
     return path, plotted
 
 
-def render(folder: Path, plotted: Plotted) -> str:
+def render(folder: Path, plotted: Plotted,
+           tables: list[tuple[ladders.Ladder, pd.DataFrame]] | None = None) -> str:
+    """report.md's text; `tables`: ladders.tables(plotted.medians), computed here when None."""
+    tables = ladders.tables(plotted.medians) if tables is None else tables
     files = {f: r for f, r in plotted.loaded.items() if isinstance(r, Results)}
     contexts = {flavor: loaded.context for flavor, loaded in files.items()}
     lines = [f"# gmembench report: {summary.gpu_name(contexts)}", ""]
@@ -57,7 +65,7 @@ def render(folder: Path, plotted: Plotted) -> str:
             why = summary.cell(plotted.skipped.get(spec.stem, "no data")).replace("*", "\\*")
             lines += [f"**Not drawn:** {why}.", ""]
     lines += _inflight_lines(plotted.medians)
-    lines += _ladder_lines(plotted.medians)
+    lines += _ladder_lines(plotted.medians, tables)
     lines += _error_lines(plotted.medians)
     lines += summary.context_section(contexts)
     return "\n".join(lines).rstrip() + "\n"
@@ -112,11 +120,10 @@ def _inflight_lines(medians: pd.DataFrame) -> list[str]:
     return lines
 
 
-def _ladder_lines(medians: pd.DataFrame) -> list[str]:
-    """A table per ladder and flavor (`ladders.steps`): its rungs in order against their roof,
-    the peak, the traffic model and, for a reduction, the library reference."""
-    tables = [(ladder, ladders.steps(medians, ladder)) for ladder in ladders.LADDERS]
-    tables = [(ladder, table) for ladder, table in tables if not table.empty]
+def _ladder_lines(medians: pd.DataFrame,
+                  tables: list[tuple[ladders.Ladder, pd.DataFrame]]) -> list[str]:
+    """A table per ladder and flavor: its rungs in order against their roof, the peak, the
+    traffic model and, for a reduction, the library reference."""
     if not tables:
         return []
     lines = ["## Optimization ladders", "",

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from gmbtools.analysis import arch, health
-from gmbtools.data import partial, results, runinfo
-from gmbtools.errors import GmbError
 from gmbtools.analysis.headlines import FAMILIES, MEMCPY, MEMSET, best_of
+from gmbtools.data import partial, results, runinfo
 from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
 from gmbtools.data.naming import LATENCY_FAMILIES
 from gmbtools.data.results import Median, Results
 from gmbtools.data.runinfo import RunInfo
+from gmbtools.errors import GmbError
 
 SUMMARY_FILE = "summary.md"
 

@@ -3,10 +3,12 @@ per flavor and L1 carve-out, with the unified L1 and the L2 sizes and the DRAM p
 
 import pandas as pd
 
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, bytes_text, color, draw_series, error_handle,
-                       error_note, family_rows, flavors_of, footnote, gbs_axis, line_style,
-                       log2_axis, mark_errors, new_figure, peak_gbs, set_title, spread_note)
 from gmbtools.present.figures.common import SPREAD
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, bytes_text, color, draw_series,
+                                      error_handle, error_note, family_rows, flavors_of, footnote,
+                                      gbs_axis, line_style, log2_axis, mark_errors, new_figure,
+                                      peak_gbs, set_title, spread_note)
+
 
 def working_set(medians: pd.DataFrame) -> Drawn:
     """Hot read bandwidth against the working-set size, a line per flavor and carve-out (the

@@ -11,10 +11,12 @@ from matplotlib.lines import Line2D
 
 from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY
 from gmbtools.data.naming import LATENCY_FAMILIES
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_bars, draw_reference_lines,
-                       error_note, family_rows, flavors_of, footnote, new_figure, peak_gbs,
-                       reference_lines, set_title, spread_note)
 from gmbtools.present.figures.common import _bar_label
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_bars,
+                                      draw_reference_lines, error_note, family_rows, flavors_of,
+                                      footnote, new_figure, peak_gbs, reference_lines, set_title,
+                                      spread_note)
+
 
 def flavors(medians: pd.DataFrame, names: list[str] | None = None) -> Drawn:
     """Grouped bars, one group per benchmark, one bar per flavor, with the ratio of each

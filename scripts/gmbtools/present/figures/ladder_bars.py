@@ -12,10 +12,10 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from gmbtools.analysis import ladders
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_bars, draw_reference_lines,
-                       error_note, family_rows, flavors_of, footnote, new_figure,
-                       reference_lines, set_title, spread_note)
 from gmbtools.present.figures.common import SPREAD, _bar_label
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_bars,
+                                      draw_reference_lines, error_note, family_rows, flavors_of,
+                                      footnote, new_figure, reference_lines, set_title, spread_note)
 
 # A ladder's bar this far from the default flavor's bar of the same rung is marked.
 LADDER_DIFF = 0.05

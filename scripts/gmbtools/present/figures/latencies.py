@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis import littles_law
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, bytes_text, family_rows, flavors_of, footnote,
-                       gbs_axis, line_style, log2_axis, new_figure, peak_gbs, set_title,
-                       spread_note)
 from gmbtools.present.figures.common import SPREAD
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, bytes_text, family_rows, flavors_of,
+                                      footnote, gbs_axis, line_style, log2_axis, new_figure,
+                                      peak_gbs, set_title, spread_note)
+
 
 def latency(medians: pd.DataFrame) -> Drawn:
     """Left: the pointer chase's ns per load against the working set, one line per flavor and

@@ -11,10 +11,11 @@ from matplotlib.colors import Colormap
 from matplotlib.lines import Line2D
 
 from gmbtools.data.naming import element_bytes
-from gmbtools.present.plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, draw_bars, draw_reference_lines,
-                       error_note, family_rows, flavors_of, footnote, gbs_axis, new_figure,
-                       peak_gbs, reference_lines, set_title, spread_note)
 from gmbtools.present.figures.common import SPREAD, _grid
+from gmbtools.present.plotkit import (ERROR_COLOR, GBS_LABEL, Drawn, Skip, draw_bars,
+                                      draw_reference_lines, error_note, family_rows, flavors_of,
+                                      footnote, gbs_axis, new_figure, peak_gbs, reference_lines,
+                                      set_title, spread_note)
 
 LAYOUT_COLORS = {"aos": "tab:red", "soa": "tab:purple", "aos_staged": "tab:brown"}
 # copy/<type>/ilp:K/grid:full stands in for vector/w<B>/ilp:K until the vector family exists;

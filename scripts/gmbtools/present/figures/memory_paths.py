@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, draw_bars, error_note, family_rows, footnote,
-                       new_figure, set_title, spread_note)
 from gmbtools.present.figures.common import SPREAD
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, draw_bars, error_note, family_rows,
+                                      footnote, new_figure, set_title, spread_note)
+
 
 def paths(medians: pd.DataFrame) -> Drawn:
     """Where a table should live: left, a table read by warps whose lanes touch 1..32 distinct

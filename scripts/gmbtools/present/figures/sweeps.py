@@ -12,11 +12,13 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
 from gmbtools.data.naming import element_bytes
-from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_reference_lines, draw_series,
-                       error_handle, error_note, family_rows, flavors_of, footnote, gbs_axis,
-                       line_style, log2_axis, mark_errors, new_figure, reference_lines,
-                       set_title, spread_note)
 from gmbtools.present.figures.common import SPREAD, _grid
+from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_reference_lines,
+                                      draw_series, error_handle, error_note, family_rows,
+                                      flavors_of, footnote, gbs_axis, line_style, log2_axis,
+                                      mark_errors, new_figure, reference_lines, set_title,
+                                      spread_note)
+
 
 @dataclass(frozen=True)
 class Sweep:

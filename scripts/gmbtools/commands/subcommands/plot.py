@@ -1,0 +1,23 @@
+"""`gmb plot`: the figures of a results folder."""
+
+import argparse
+from pathlib import Path
+
+from gmbtools.commands.subcommands.options import no_extra, plotting_module, results_dir_argument
+from gmbtools.errors import GmbError
+
+
+def plot_arguments(plot: argparse.ArgumentParser) -> None:
+    results_dir_argument(plot)
+    plot.add_argument("--out", type=Path, metavar="DIR",
+                      help="where to write the figures (default RESULTS_DIR/figures)")
+    plot.add_argument("--svg", action="store_true", help="also write each figure as SVG")
+
+
+def plot_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    no_extra(extra)
+    plotted = plotting_module("present.plot").plot_folder(args.results_dir, args.out, args.svg)
+    plotted.say()
+    if not plotted.written:
+        raise GmbError(f"{args.results_dir}: no figure could be drawn from this run")
+    return 0
