@@ -152,7 +152,7 @@ def patterns(s: Snapshot) -> None:
 
 
 def fleet(s: Snapshot) -> None:
-    fleet_module = module("gmbtools.commands.fleet", "gmbtools.fleet")
+    fleet_module = module("gmbtools.data.fleet_folder", "gmbtools.fleet")
     folder = s.work / "fleet"
     folder.mkdir(parents=True)
     fleet_module.save_manifest(folder, fleet_module.Manifest(

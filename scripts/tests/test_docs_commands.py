@@ -658,7 +658,7 @@ def check_gmb_run(command: Command, words: list[str], tmp_path: Path) -> None:
 def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
     """`report` runs for real on a fleet of two tasks made from the fixture run; `submit` is
     parsed here (test_fleet.py submits for real to a real Slurm)."""
-    from gmbtools.commands import fleet
+    from gmbtools.data import fleet_folder
     from gmbtools.commands.cli import build_parser
 
     args, extra = build_parser().parse_known_args(words[1:])
@@ -668,15 +668,15 @@ def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
     assert args.fleet_command == "report", f"{command}: not a step users type"
     folder = tmp_path / "fleet"
     folder.mkdir()
-    fleet.save_manifest(folder, fleet.Manifest(
+    fleet_folder.save_manifest(folder, fleet_folder.Manifest(
         created="now", nodes=1, tasks_per_node=2, tasks=2, binary="gmembench", repetitions=1,
         task_timeout_s=60, time_limit="00:05:00", launcher=["sbatch"]))
     doc = json.loads((FIXTURE_RUN / "default.json").read_text())
     for rank in range(2):
         where = folder / "node0" / f"GPU-{rank}"
         where.mkdir(parents=True)
-        (where / fleet.SCREEN_JSON).write_text(json.dumps(doc))
-        (where / fleet.STATUS).write_text(json.dumps(
+        (where / fleet_folder.SCREEN_JSON).write_text(json.dumps(doc))
+        (where / fleet_folder.STATUS).write_text(json.dumps(
             {"host": "node0", "rank": rank, "state": "ok", "gpu_uuid": f"GPU-{rank}",
              "gpu_name": doc["context"]["gpu_name"]}))
     proc = subprocess.run([sys.executable, str(GMB), "fleet", "report", str(folder)],

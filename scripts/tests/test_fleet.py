@@ -17,6 +17,8 @@ import pytest
 from conftest import SCREEN_RUNS
 
 from gmbtools.commands import fleet
+
+from gmbtools.data import fleet_folder
 from gmbtools.present import fleet_report
 from gmbtools.commands.cli import main
 
@@ -51,9 +53,9 @@ def add_task(folder: Path, rank: int, state: str, doc: dict | None = None,
     where.mkdir(parents=True)
     status = {"host": f"node{rank // 4}", "rank": rank, "state": state, "error": error,
               "gpu_uuid": uuid, "gpu_name": doc["context"]["gpu_name"] if doc else None}
-    (where / fleet.STATUS).write_text(json.dumps(status))
+    (where / fleet_folder.STATUS).write_text(json.dumps(status))
     if doc is not None:
-        (where / fleet.SCREEN_JSON).write_text(raw if raw is not None else json.dumps(doc))
+        (where / fleet_folder.SCREEN_JSON).write_text(raw if raw is not None else json.dumps(doc))
     return where
 
 
@@ -63,7 +65,7 @@ def real_fleet(tmp_path: Path) -> Path:
     failed, never finished, wrote corrupt JSON, and never started."""
     folder = tmp_path / "fleet" / "20261123-120000"
     folder.mkdir(parents=True)
-    fleet.save_manifest(folder, fleet.Manifest(
+    fleet_folder.save_manifest(folder, fleet_folder.Manifest(
         created="2026-11-23T12:00:00", nodes=3, tasks_per_node=4, tasks=10,
         binary="/opt/gmb/build/release/gmembench", repetitions=5, task_timeout_s=180,
         time_limit="00:15:00", launcher=["sbatch"], job_id="4242"))
@@ -151,7 +153,7 @@ def gpu_present() -> bool:
 
 
 def manifest_for(folder: Path, binary: Path, timeout_s: int = 60, tasks: int = 1) -> None:
-    fleet.save_manifest(folder, fleet.Manifest(
+    fleet_folder.save_manifest(folder, fleet_folder.Manifest(
         created="now", nodes=1, tasks_per_node=tasks, tasks=tasks, binary=str(binary),
         repetitions=1, task_timeout_s=timeout_s, time_limit="00:05:00", launcher=[]))
 
@@ -168,7 +170,7 @@ def test_a_task_without_a_gpu_records_the_binarys_error(tmp_path: Path):
     manifest_for(tmp_path, built_binary())
     proc = run_task(tmp_path, SLURMD_NODENAME="n1", SLURM_PROCID="3", SLURM_LOCALID="0")
     assert proc.returncode == 1
-    status = json.loads((tmp_path / "n1" / "task-3" / fleet.STATUS).read_text())
+    status = json.loads((tmp_path / "n1" / "task-3" / fleet_folder.STATUS).read_text())
     assert status["state"] == "failed"
     assert status["error"].startswith("gmembench: error: no CUDA device found")
 
@@ -180,7 +182,7 @@ def test_a_task_that_hangs_is_stopped_and_reported_as_a_timeout(tmp_path: Path):
     manifest_for(tmp_path, hang, timeout_s=2)
     proc = run_task(tmp_path, SLURMD_NODENAME="n1", SLURM_PROCID="0")
     assert proc.returncode == 1
-    status = json.loads((tmp_path / "n1" / "task-0" / fleet.STATUS).read_text())
+    status = json.loads((tmp_path / "n1" / "task-0" / fleet_folder.STATUS).read_text())
     assert status["state"] == "timeout"
     assert "did not answer within the task's time limit" in status["error"]
 
@@ -324,7 +326,7 @@ def test_a_task_stopped_by_sigterm_is_interrupted_not_failed(tmp_path: Path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM, out + err
     where = folder / "n1" / "GPU-fake"
-    status = json.loads((where / fleet.STATUS).read_text())
+    status = json.loads((where / fleet_folder.STATUS).read_text())
     assert status["state"] == "interrupted"
     assert status["error"] == "interrupted by SIGTERM after 0 of 9 benchmarks"
     data = fleet_report.collect(folder)
@@ -350,7 +352,7 @@ def test_a_binary_that_does_not_stop_cleanly_is_interrupted_with_how_it_ended(tm
     wait_for(started)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=30)
-    status = json.loads((folder / "n1" / "GPU-fake" / fleet.STATUS).read_text())
+    status = json.loads((folder / "n1" / "GPU-fake" / fleet_folder.STATUS).read_text())
     assert (status["state"], status["error"]) == (
         "interrupted", "interrupted by SIGTERM; the screen then ended with SIGABRT: "
         "statistics.cc:135: Check failed.")
@@ -364,7 +366,7 @@ def test_a_binary_that_exits_128_plus_sigterm_is_interrupted(tmp_path: Path):
     binary.chmod(0o755)
     manifest_for(tmp_path, binary)
     assert run_task(tmp_path, SLURMD_NODENAME="n1", SLURM_PROCID="0").returncode == 1
-    status = json.loads((tmp_path / "n1" / "task-0" / fleet.STATUS).read_text())
+    status = json.loads((tmp_path / "n1" / "task-0" / fleet_folder.STATUS).read_text())
     assert (status["state"], status["error"]) == ("interrupted", "interrupted by SIGTERM")
 
 
@@ -389,7 +391,7 @@ def test_submit_through_real_slurm_reports_each_tasks_failure(slurm_cluster, tmp
         folder = max((tmp_path / "results" / "fleet").iterdir())
         report = (folder / "report.md").read_text()
         assert report.count(expected) == 2, report
-        manifest = fleet.load_manifest(folder)
+        manifest = fleet_folder.load_manifest(folder)
         assert manifest.job_id and (folder / f"slurm-{manifest.job_id}.out").exists()
         shutil.rmtree(tmp_path / "results")
 
@@ -410,7 +412,7 @@ def test_slurm_warns_the_tasks_before_the_time_limit(slurm_cluster, tmp_path: Pa
     assert time.monotonic() - began < 60  # ended by the warning, not at the limit
     folder = max((out / "fleet").iterdir())
     assert "#SBATCH --signal=TERM@15" in (folder / "job.sbatch").read_text().splitlines()
-    manifest = fleet.load_manifest(folder)
+    manifest = fleet_folder.load_manifest(folder)
     assert manifest.job_id and (folder / f"slurm-{manifest.job_id}.out").exists()
     data = fleet_report.collect(folder)
     assert [(t.state, t.error) for t in data.tasks] == [
@@ -423,7 +425,7 @@ def test_a_broken_status_is_corrupt_and_its_rank_not_also_missing(tmp_path: Path
     manifest_for(folder, Path("/bin/true"), tasks=3)
     for name, text in (("a", '{"host": 1, "rank": "x"}'), ("b", "[")):
         (folder / "n1" / name).mkdir(parents=True)
-        (folder / "n1" / name / fleet.STATUS).write_text(text)
+        (folder / "n1" / name / fleet_folder.STATUS).write_text(text)
     data = fleet_report.collect(folder)
     states = sorted((t.state, t.error) for t in data.tasks)
     assert [s for s, _ in states] == ["corrupt", "corrupt", "missing"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import CACHING_RUN, SCREEN_RUNS
 
-from gmbtools.commands import fleet
+from gmbtools.data import fleet_folder
 from gmbtools.data import node as node_record
 from gmbtools.present import fleet_report, node_summary
 from gmbtools.data import packing
@@ -78,17 +78,17 @@ def test_node_summary_and_fleet_report_read_packed_files(tmp_path):
 
     job = tmp_path / "fleet"
     job.mkdir()
-    fleet.save_manifest(job, fleet.Manifest(
+    fleet_folder.save_manifest(job, fleet_folder.Manifest(
         created="2026-11-23T12:00:00", nodes=1, tasks_per_node=1, tasks=1,
         binary="gmembench", repetitions=5, task_timeout_s=180, time_limit="00:15:00",
         launcher=["sbatch"], job_id="1"))
     doc = json.loads((SCREEN_RUNS[0] / "default.json").read_text())
     where = job / "node0" / doc["context"]["gpu_uuid"]
     where.mkdir(parents=True)
-    (where / fleet.STATUS).write_text(json.dumps({
+    (where / fleet_folder.STATUS).write_text(json.dumps({
         "host": "node0", "rank": 0, "state": "ok", "error": None,
         "gpu_uuid": doc["context"]["gpu_uuid"], "gpu_name": doc["context"]["gpu_name"]}))
-    (where / fleet.SCREEN_JSON).write_text(json.dumps(doc))
-    packing.pack(where / fleet.SCREEN_JSON)
+    (where / fleet_folder.SCREEN_JSON).write_text(json.dumps(doc))
+    packing.pack(where / fleet_folder.SCREEN_JSON)
     _, data = fleet_report.write(job)
     assert not data.problems

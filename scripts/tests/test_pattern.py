@@ -17,7 +17,7 @@ import pytest
 from conftest import FIXTURES, assert_one_line_error, gmb
 from PIL import Image
 
-from gmbtools.commands import pattern
+from gmbtools.commands import pattern, pattern_binary
 from gmbtools.analysis import pattern_class, pattern_explain
 from gmbtools.present import pattern_figure, pattern_text
 from gmbtools.errors import GmbError
@@ -319,17 +319,17 @@ def test_relay_passes_progress_and_keeps_the_error_back():
     stream = BytesIO("gmembench: note: one\n\r\x1b[Kpattern 1/3 ÷\r\x1b[K"
                      "gmembench: error: index out of range\n".encode())
     sink = StringIO()
-    assert pattern.relay(stream, sink) == [("gmembench", "index out of range")]
+    assert pattern_binary.relay(stream, sink) == [("gmembench", "index out of range")]
     # The progress line is left cleared, for gmb's own error line.
     assert sink.getvalue() == "gmembench: note: one\n\r\x1b[Kpattern 1/3 ÷\r\x1b[K"
     # Split anywhere (a progress line is shown as soon as it comes), the same.
     data = "gmembench: note: one\n\r\x1b[Kpattern 1/3 ÷\r\x1b[Kgmembench: error: x\n".encode()
     for cut in range(1, len(data)):
         sink = StringIO()
-        assert pattern.relay(Chunks(data[:cut], data[cut:]), sink) == [("gmembench", "x")], cut
+        assert pattern_binary.relay(Chunks(data[:cut], data[cut:]), sink) == [("gmembench", "x")], cut
         assert sink.getvalue() == "gmembench: note: one\n\r\x1b[Kpattern 1/3 ÷\r\x1b[K", cut
     sink = StringIO()
-    pattern.relay(Chunks(b"\r\x1b[Kpattern 1/3", b"\r\x1b[Kpattern 2/3", b""), sink)
+    pattern_binary.relay(Chunks(b"\r\x1b[Kpattern 1/3", b"\r\x1b[Kpattern 2/3", b""), sink)
     assert sink.getvalue() == "\r\x1b[Kpattern 1/3\r\x1b[Kpattern 2/3"  # each as it came
 
 

@@ -15,6 +15,7 @@ from gmbtools.data import results
 from gmbtools.data.flavors import json_name
 from gmbtools.data.results import Results
 from gmbtools.present import plot, summary
+from gmbtools.present.headline_tables import headline_tables
 from gmbtools.present.plot import Plotted
 
 REPORT_FILE = "report.md"
@@ -50,8 +51,7 @@ def render(folder: Path, plotted: Plotted,
     for flavor, loaded in files.items():
         medians = results.median_by_name(loaded.records)
         lines += [f"### Flavor `{flavor}`", ""]
-        lines += summary.headline_tables(loaded.context, medians,
-                                         health.affected(loaded.records))
+        lines += headline_tables(loaded.context, medians, health.affected(loaded.records))
         for line in arch.run_lines(loaded.context, medians):
             lines += [line, ""]
     lines += ["## Figures", ""]

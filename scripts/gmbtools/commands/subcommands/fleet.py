@@ -54,10 +54,10 @@ def fleet_submit_handler(args: argparse.Namespace, extra: list[str], argv: list[
 
 
 def fleet_task_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
-    from gmbtools.commands import fleet
+    from gmbtools.commands import fleet_task
 
     no_extra(extra)
-    return fleet.task(args.fleet_dir)
+    return fleet_task.task(args.fleet_dir)
 
 
 def fleet_report_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
