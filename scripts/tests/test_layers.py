@@ -11,6 +11,7 @@ of the package. A module keeps to one job: over MAX_LINES lines, its opening doc
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,23 @@ def too_long(root: Path) -> list[str]:
 
 def test_no_module_over_300_lines_without_a_reason():
     assert too_long(PACKAGE) == []
+
+
+def pictured_arrows(design: str) -> set[tuple[str, str]]:
+    """The solid arrows (A --> B) of design.md's picture of the Python layers: the mermaid block
+    that draws the node `data`."""
+    for block in re.findall(r"```mermaid\n(.*?)```", design, re.S):
+        if re.search(r"^\s*data\[", block, re.M):
+            return set(re.findall(r"^\s*(\w+) --> (\w+)\s*$", block, re.M))
+    raise AssertionError("docs/design.md has no picture of the Python layers")
+
+
+def test_the_picture_draws_exactly_the_layers_imports():
+    design = (PACKAGE.parents[1] / "docs" / "design.md").read_text()
+    code = {(a.split(".")[0], b.split(".")[0]) for a, targets in graph(PACKAGE).items()
+            for b in targets if a.split(".")[0] != b.split(".")[0]
+            and a.split(".")[0] != "__init__"}
+    assert pictured_arrows(design) == code
 
 
 # --- the checker itself, on made-up packages ----------------------------------------------------
