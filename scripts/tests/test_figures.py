@@ -273,7 +273,7 @@ def test_inflight_points_model_and_loaded_latency(families):
     assert point["bytes_in_flight_per_sm"] == 8192
     # the synthetic run is Little's law at a flat 380 ns per round; the model's latency rises
     # with the load (350 ns idle + 30 ns of one warp's own round, more at 2.5 TB/s): below it
-    assert 0.85 * point["gbs"] < point["model_gbs"] < point["gbs"]
+    assert 0.85 * point["gbs"] < point["inflight_fit_gbs"] < point["gbs"]
     left = drawn.figure.axes[0]
     curves = [line.get_label() for line in left.get_lines() if "streams" in line.get_label()]
     assert curves == [f"{flavor}, streams {load}" for flavor in ("default", "ca", "cg")

@@ -2,8 +2,9 @@
 
 - `rows_frame` / `load_frame`: one row per JSON entry (each repetition and each aggregate).
 - `medians_frame`: one row per file and benchmark: the value `results.median_by_name` reports
-  (the number summary.md shows), with the spread of the repetitions around it, the
-  Little's-law prediction `model_gbs` of the inflight family (`littles_law`) and `headline`:
+  (the number summary.md shows), with the spread of the repetitions around it, the model's
+  prediction `model_gbs` and the bound that wins, `model_bound` (`model_predict`), the
+  inflight family's Little's-law fit `inflight_fit_gbs` (`littles_law`) and `headline`:
   "best read", "best write" or "best copy" on the rows summary.md's headline picks.
 
 Both hold the name split per the contract (family, variant, type, op and one column per param,
@@ -17,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from gmbtools.analysis import headlines, littles_law
+from gmbtools.analysis import headlines, littles_law, model_predict
 from gmbtools.data import results
 from gmbtools.data.flavors import FLAVORS, json_name
 from gmbtools.data.naming import to_number, type_and_op
@@ -42,13 +43,14 @@ ROW_COLUMNS = (
 )
 MEDIAN_COLUMNS = (
     *NAME_COLUMNS, "gbs", "gbs_lo", "gbs_hi", "spread", "repetitions", "pct_peak", "cv",
-    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "headline", "error", "flavor",
+    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "model_bound", "inflight_fit_gbs",
+    "headline", "error", "flavor",
     *CONTEXT_COLUMNS, "file",
 )
 
 _NUMBERS = ("bytes_per_second", "gbs", "pct_peak", *MODEL_COUNTERS, *MEASURED_COUNTERS)
 _TEXT = ("name", "family", "variant", "type", "op", "run_type", "aggregate", "time_unit",
-         "spread", "headline", "error", "flavor", "gpu_name", "gpu_cc", "gpu_facts", "date",
+         "spread", "model_bound", "headline", "error", "flavor", "gpu_name", "gpu_cc", "gpu_facts", "date",
          "file")
 _INTEGERS = ("repetition_index", "repetitions")
 
@@ -125,13 +127,18 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
                 **{key: median.counters.get(key) for key in MODEL_COUNTERS},
                 **{key: median.counters.get(key) for key in MEASURED_COUNTERS},
                 "model_gbs": None,
+                "model_bound": None,
+                "inflight_fit_gbs": None,
                 "headline": headline.get(name),
                 "error": median.error,
                 **where,
             })
             params.append(median.params)
     frame = _build(rows, params, MEDIAN_COLUMNS)
-    frame["model_gbs"] = littles_law.model_gbs(frame)
+    frame["inflight_fit_gbs"] = littles_law.model_gbs(frame)
+    predicted = model_predict.predictions(frame)
+    frame["model_gbs"] = predicted["model_gbs"]
+    frame["model_bound"] = predicted["model_bound"]
     return frame
 
 

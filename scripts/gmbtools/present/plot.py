@@ -48,6 +48,7 @@ FIGURES = (
     FigureSpec("ladder_transpose", "Optimization ladder: matrix transpose",
                figures.transpose_ladder),
     FigureSpec("ladder_reduce", "Optimization ladder: sum reduction", figures.reduce_ladder),
+    FigureSpec("model", "The model: measured vs predicted", figures.model),
 )
 
 

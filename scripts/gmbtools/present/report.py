@@ -14,7 +14,7 @@ from gmbtools.analysis import arch, frame, headlines, health, ladders
 from gmbtools.data import results
 from gmbtools.data.flavors import json_name
 from gmbtools.data.results import Results
-from gmbtools.present import plot, summary
+from gmbtools.present import model_section, plot, summary
 from gmbtools.present.headline_tables import headline_tables
 from gmbtools.present.plot import Plotted
 
@@ -64,6 +64,7 @@ def render(folder: Path, plotted: Plotted,
         else:
             why = summary.cell(plotted.skipped.get(spec.stem, "no data")).replace("*", "\\*")
             lines += [f"**Not drawn:** {why}.", ""]
+    lines += model_section.model_lines(plotted.medians, summary.MODEL_DOC)
     lines += _inflight_lines(plotted.medians)
     lines += _ladder_lines(plotted.medians, tables)
     lines += _error_lines(plotted.medians)
@@ -90,13 +91,13 @@ def _run_lines(files: dict[str, Results], medians: pd.DataFrame) -> list[str]:
 def _inflight_lines(medians: pd.DataFrame) -> list[str]:
     """The inflight cases of each flavor against the Little's-law model (`littles_law`): a
     table, and how many of each grid form the model predicts within 15 %."""
-    if "model_gbs" not in medians.columns:
+    if "inflight_fit_gbs" not in medians.columns:
         return []
-    rows = medians.loc[(medians["family"] == "inflight") & medians["model_gbs"].notna()]
+    rows = medians.loc[(medians["family"] == "inflight") & medians["inflight_fit_gbs"].notna()]
     if rows.empty:
         return []
     lines = ["## Bytes in flight: measured vs Little's law", "",
-             "`model_gbs` = min(roof, SMs × bytes in flight per SM ÷ (loaded latency + one"
+             "`inflight_fit_gbs` = min(roof, SMs × bytes in flight per SM ÷ (loaded latency + one"
              " warp's own round + the other warps' bytes at the SM's drain rate, where the run has"
              " the cases of 2 to 4 warps per SM to fit it)), one block per tile"
              " also paying a block's turnaround and capped by the GPU's block launch rate"
@@ -104,7 +105,7 @@ def _inflight_lines(medians: pd.DataFrame) -> list[str]:
              " (`block:32/bpsm:1`) calibrates the round and predicts itself: it is left out of"
              " the counts.", ""]
     for flavor, group in rows.groupby("flavor", sort=False):
-        group = group.assign(ratio=group["model_gbs"] / group["gbs"])
+        group = group.assign(ratio=group["inflight_fit_gbs"] / group["gbs"])
         predicted = group.loc[~group["name"].str.contains("/block:32/bpsm:1/")]
         lines += [f"### Flavor `{flavor}`", ""]
         for form, cases in predicted.groupby("grid", sort=False):
@@ -115,7 +116,7 @@ def _inflight_lines(medians: pd.DataFrame) -> list[str]:
         lines += ["", "| benchmark | bytes in flight per SM | GB/s | model GB/s | model / measured |",
                   "|---|---:|---:|---:|---:|"]
         lines += [f"| `{r.name}` | {r.bytes_in_flight_per_sm:.0f} | {r.gbs:.1f} |"
-                  f" {r.model_gbs:.1f} | {r.ratio:.2f} |" for r in group.itertuples()]
+                  f" {r.inflight_fit_gbs:.1f} | {r.ratio:.2f} |" for r in group.itertuples()]
         lines.append("")
     return lines
 

@@ -57,6 +57,8 @@ NVIDIA_SMI_FIELDS = (
     "temperature.gpu,power.draw"
 )
 
+MODEL_HEADING = "## Model: measured vs predicted"  # present/model_section.py's
+MODEL_DOC = "../../../docs/model.md"  # from results/<gpu>/<run>/summary.md
 DEBUG_WARNING = "Library was built as DEBUG. Timings may be affected."
 
 @dataclass(frozen=True)
@@ -100,7 +102,21 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
     for flavor, value in loaded.items():
         if isinstance(value, Results):
             lines += _flavor_section(flavor, value, flagged[flavor])
+    lines += _model_section(loaded)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _model_section(loaded: dict[str, Results | str | None]) -> list[str]:
+    """The model against the run (present/model_section.py), which needs pandas: without it,
+    one line saying where to get it."""
+    if not any(isinstance(value, Results) for value in loaded.values()):
+        return []
+    try:
+        from gmbtools.present import model_section  # pandas: not on every GPU machine
+    except ImportError:
+        return [MODEL_HEADING, "", "Needs pandas: `scripts/gmb report DIR` writes it into"
+                " report.md where pandas is installed.", ""]
+    return model_section.summary_lines(loaded, MODEL_DOC)
 
 
 def stop_lines(loaded: dict[str, Results | str | None], info: RunInfo | None,

@@ -92,7 +92,7 @@ def inflight(medians: pd.DataFrame) -> Drawn:
     loaded = medians.loc[(medians["family"] == "latency") & (medians["variant"] == "loaded")]
     figure, axes = new_figure(1, 2, (6.6, 5.0), sharey=False)
     left, right = axes[0, 0], axes[0, 1]
-    shown = [points[["flavor", "bytes_in_flight_per_sm", "model_gbs", *SPREAD]]]
+    shown = [points[["flavor", "bytes_in_flight_per_sm", "inflight_fit_gbs", *SPREAD]]]
     for fl in flavors_of(loaded) if not loaded.empty else []:
         for load, style in (("read", "-"), ("copy", "--")):
             curve = littles_law.loaded_curve(loaded.loc[loaded["flavor"] == fl], load)
@@ -125,10 +125,10 @@ def inflight(medians: pd.DataFrame) -> Drawn:
                 right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
                            marker=marker, fillstyle=fill, color=tint, markersize=5,
                            label=f"{op}, {int(word)}-B words, grid:{grid}")
-    model = points.dropna(subset=["model_gbs"])
+    model = points.dropna(subset=["inflight_fit_gbs"])
     if not model.empty:
-        right.plot(model["bytes_in_flight_per_sm"], model["model_gbs"], linestyle="none",
-                   marker="x", color="black", markersize=4, label="model_gbs (each point)")
+        right.plot(model["bytes_in_flight_per_sm"], model["inflight_fit_gbs"], linestyle="none",
+                   marker="x", color="black", markersize=4, label="Little's law (each point)")
     curve = littles_law.loaded_curve(loaded.loc[loaded["flavor"] == flavor], "read") \
         if not loaded.empty else None
     sms = points["gpu_sms"].dropna()

@@ -1,0 +1,145 @@
+"""The bounds of the prediction model: what limits a streaming kernel, each a rate of logical
+bytes (read + written, as `bytes_per_second` counts them) from the run's parameters
+(`model_params.Params`) and the kernel's shape (`Shape`). The prediction is the lowest bound;
+`model_bound` names it (docs/model.md).
+
+- `dram`: DRAM moves the kernel's DRAM bytes (the traffic model's `model_dram_bytes`) at the
+  rate of its mix of reads and writes (`Params.dram_ns_per_byte`).
+- `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
+  flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
+  loaded chase's curve of the same mix), plus, for a grid of one block per tile, the time an
+  empty block holds its slot and the wait for its turn among the SM's block starts. A load that touches more sectors than it uses drags those into
+  flight too: DRAM read bytes in flight are the logical ones over the read efficiency.
+- `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
+- `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
+  sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each.
+"""
+
+import math
+from dataclasses import dataclass
+
+from gmbtools.analysis.littles_law import LoadedCurve
+from gmbtools.analysis.model_params import Params
+
+SECTOR = 32
+GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
+# Where accesses stop sharing DRAM pages: loads are streaming up to one per 64-B granule and
+# one per page from 1 KiB apart (an HBM pseudo-channel's page); a store of part of a sector is
+# a read-modify-write, and one per page already 256 B apart (docs/model.md: the page term).
+READ_PAGE, WRITE_PAGE = 1024, 256
+
+DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the model needs of one kernel. Bytes are per launch unless named per thread."""
+
+    op: str  # "read", "write" or "copy": which bytes it moves and which latency curve applies
+    load_bytes_per_thread: float  # loads a thread has in flight at once (ilp x word)
+    grid: str  # "full": one block per tile; "persistent": each SM's blocks loop
+    dram_bytes: float  # the traffic model's DRAM bytes
+    efficiency: float  # useful / DRAM bytes
+    threads_per_block: int = 256
+    ld_sectors_per_req: float | None = None  # sectors one warp load brings to the SM
+    word_bytes: float = 4.0
+    resident_threads: int | None = None  # per SM; None: the SM's most
+    read_step: float | None = None  # bytes between neighbouring lanes' loads (None: streaming)
+    write_step: float | None = None  # ... stores
+
+    @property
+    def logical_bytes(self) -> float:
+        return self.dram_bytes * self.efficiency
+
+    @property
+    def factor(self) -> float:
+        """Logical bytes moved per logical byte loaded: 2 for a copy (each read is written)."""
+        return {"read": 1.0, "write": 0.0, "copy": 2.0}[self.op]
+
+    @property
+    def dram_split(self) -> tuple[float, float]:
+        """(DRAM read bytes, DRAM write bytes) of one launch. A copy reads and writes the same
+        logical bytes; DRAM moves them as they are on the streaming side and the rest (whole
+        sectors and granules, read-modify-writes) on the scattered one, half each where both
+        are scattered."""
+        if self.op == "read":
+            return self.dram_bytes, 0.0
+        if self.op == "write":
+            return 0.0, self.dram_bytes
+        half = min(self.logical_bytes / 2, self.dram_bytes)
+        if self.write_step is not None and self.read_step is None:
+            return half, self.dram_bytes - half
+        if self.write_step is not None and self.read_step is not None:
+            return self.dram_bytes / 2, self.dram_bytes / 2
+        return self.dram_bytes - half, half
+
+
+def bounds(p: Params, s: Shape) -> dict[str, float]:
+    """Every bound that applies, in logical GB/s (a bound the run lacks a parameter for is
+    left out)."""
+    out: dict[str, float] = {}
+    reads, writes = s.dram_split
+    ns_per_byte = p.dram_ns_per_byte(reads, writes, scatter(s.read_step, READ_PAGE),
+                                     scatter(s.write_step, WRITE_PAGE),
+                                     persistent=s.grid == "persistent")
+    if ns_per_byte:
+        out[DRAM] = s.efficiency / ns_per_byte
+    if s.grid == "full" and p.block_rate:
+        per_block = s.threads_per_block * s.load_bytes_per_thread * max(s.factor, 1.0)
+        out[BLOCKS] = p.block_rate * per_block
+    if s.op != "write" and p.sms:
+        curve = p.read_curve if s.op == "read" else p.copy_curve
+        if curve is not None:
+            out[LATENCY] = _littles_law(p, s, curve, out.get(DRAM, math.inf))
+    if s.op != "write" and p.l2_gbs and s.ld_sectors_per_req:
+        useful = 32 * s.word_bytes  # one warp load's useful bytes
+        moved = s.ld_sectors_per_req * SECTOR
+        if moved > useful:
+            out[L2] = p.l2_gbs * useful / moved * max(s.factor, 1.0)
+    return out
+
+
+def scatter(step: float | None, page: float) -> float:
+    """0 for streaming accesses, 1 for one per page, log-linear between a granule and a page."""
+    if step is None or step <= GRANULE:
+        return 0.0
+    if not math.isfinite(step) or step >= page:
+        return 1.0
+    return math.log2(step / GRANULE) / math.log2(page / GRANULE)
+
+
+def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
+    """The logical rate B at which sms x DRAM bytes in flight / (L(DRAM rate) + slot) carries
+    B; bisection, since the supply falls as the load rises."""
+    threads = s.resident_threads or p.threads_per_sm
+    reads, _ = s.dram_split
+    logical_reads = s.logical_bytes / max(s.factor, 1.0)
+    read_efficiency = logical_reads / reads if reads > 0 else 1.0
+    dram_in_flight = threads * s.load_bytes_per_thread / read_efficiency  # per SM
+    slot = 0.0
+    if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
+        # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
+        slot = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
+    dram_per_logical = 1.0 / s.efficiency
+
+    def supply(logical: float) -> float:
+        dram_reads = p.sms * dram_in_flight / (curve.latency(logical * dram_per_logical) + slot)
+        return dram_reads * read_efficiency * max(s.factor, 1.0)
+
+    hi = roof if math.isfinite(roof) else 1e5
+    if supply(hi) >= hi:
+        return math.inf if not math.isfinite(roof) else supply(hi)
+    lo = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if supply(mid) > mid else (lo, mid)
+    return lo
+
+
+def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:
+    """(model GB/s, the bound that wins), or (None, None) when no bound applies."""
+    found = bounds(p, s)
+    if not found:
+        return None, None
+    name = min(found, key=found.get)
+    return found[name], name

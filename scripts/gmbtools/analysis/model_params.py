@@ -1,0 +1,216 @@
+"""The per-GPU parameters of the prediction model (`model_predict`), each measured by the run
+itself and each taken from one named benchmark of one family, so a prediction never uses a
+number measured by the benchmark it predicts (docs/model.md):
+
+| parameter | what | from |
+|---|---|---|
+| `read_gbs` | what DRAM delivers to streaming reads | `latency/loaded/load:read/*`: the most its streaming SMs moved |
+| `write_gbs` | ... to streaming writes | `ref/memset` |
+| `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
+| `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` |
+| `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
+| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` |
+| `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `cache/read/ws:S` |
+| `host_gbs` | the host link, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
+
+`params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
+the check that no parameter comes from the family it predicts: a parameter whose source is
+that family is then missing, and every prediction that needs it says so (NaN), never a number
+taken from another benchmark in its place.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
+
+# Threads an SM holds, by compute capability (the CUDA programming guide's table of
+# compute-capability limits); an architecture not listed is assumed to hold 2048.
+THREADS_PER_SM = {7.5: 1024, 8.0: 2048, 8.6: 1536, 8.7: 2048, 8.9: 1536, 9.0: 2048,
+                  10.0: 2048, 10.3: 2048, 12.0: 1536}
+MODEL_BLOCK = 256  # the block size of every streaming family (kernels/*.cuh: k...Block)
+
+SOURCES = {
+    "read_gbs": "latency/loaded/load:read",
+    "read_curve": "latency/loaded/load:read",
+    "copy_curve": "latency/loaded/load:copy",
+    "write_gbs": "ref/memset",
+    "copy_gbs": "ref/memcpy_d2d",
+    "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
+    "block_slot_ns": "inflight/blocks/block:256/bpsm:1",
+    "l2_gbs": "cache/read/ws:",
+    "scatter_read": ("gather/random", "stride/f32/read/s:1024"),
+    "scatter_write": ("scatter/random", "stride/f32/write/s:1024"),
+    "persistent_read_gbs": ("inflight/read/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
+                            "read/f32x4/ilp:1/grid:persistent"),
+    "persistent_copy_gbs": ("inflight/copy/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
+                            "copy/f32x4/ilp:1/grid:persistent"),
+    "h2d_gbs": "ref/memcpy_h2d/mem:pinned",
+    "d2h_gbs": "ref/memcpy_d2h/mem:pinned",
+}
+
+
+@dataclass
+class Params:
+    """What the model knows of one GPU in one run (None: the run did not measure it)."""
+
+    sms: int | None = None
+    cc: float | None = None
+    peak_gbs: float | None = None
+    l2_bytes: float | None = None
+    read_gbs: float | None = None
+    write_gbs: float | None = None
+    copy_gbs: float | None = None
+    read_curve: LoadedCurve | None = None
+    copy_curve: LoadedCurve | None = None
+    block_rate: float | None = None  # blocks per ns
+    block_slot_ns: float | None = None
+    l2_gbs: float | None = None
+    scatter_read: float | None = None  # extra ns per DRAM byte of loads one per DRAM page
+    scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
+    persistent_read_gbs: float | None = None
+    persistent_copy_gbs: float | None = None
+    h2d_gbs: float | None = None
+    d2h_gbs: float | None = None
+    sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
+
+    @property
+    def threads_per_sm(self) -> int:
+        return THREADS_PER_SM.get(self.cc, 2048) if self.cc is not None else 2048
+
+    def dram_ns_per_byte(self, read_bytes: float, write_bytes: float, read_scatter: float = 0.0,
+                         write_scatter: float = 0.0, persistent: bool = False) -> float | None:
+        """DRAM time per byte of a mix of reads and writes: each at its own rate, plus the
+        turnaround that makes an equal mix run at the copy's rate (never negative), plus the
+        page term: `read_scatter` and `write_scatter` (0 to 1) are how far the accesses are from
+        streaming (0) to one per DRAM page (1), each costing its share of the scattered
+        accesses' extra time. A persistent grid streams at the rate of its own kind."""
+        if not (self.read_gbs and self.write_gbs and self.copy_gbs):
+            return None
+        read_gbs, copy_gbs = self.read_gbs, self.copy_gbs
+        if persistent:
+            read_gbs = self.persistent_read_gbs or read_gbs
+            copy_gbs = self.persistent_copy_gbs or copy_gbs
+        turn = max(0.0, 2 / copy_gbs - 1 / read_gbs - 1 / self.write_gbs)
+        total = read_bytes + write_bytes
+        if total <= 0:
+            return None
+        ns = (read_bytes / read_gbs + write_bytes / self.write_gbs
+              + turn * min(read_bytes, write_bytes))
+        if read_scatter and self.scatter_read is None or write_scatter and self.scatter_write is None:
+            return None
+        ns += read_bytes * read_scatter * (self.scatter_read or 0.0)
+        ns += write_bytes * write_scatter * (self.scatter_write or 0.0)
+        return ns / total
+
+
+def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
+    """The parameters of one file's medians (`frame.medians_frame` rows of one file), leaving
+    out every benchmark of the family `without`."""
+    if without is not None:
+        rows = rows.loc[rows["family"] != without]
+    ok = rows.loc[rows["error"].isin(["None", "nan", ""]) | rows["error"].isna()]
+    p = Params(sms=_context(rows, "gpu_sms", int), cc=_context(rows, "gpu_cc", float),
+               peak_gbs=_context(rows, "gpu_peak_gbs", float),
+               l2_bytes=_context(rows, "gpu_l2_bytes", float))
+    by_name = dict(zip(ok["name"], ok.index))
+
+    def value(name: str, column: str = "gbs") -> float | None:
+        index = by_name.get(name)
+        if index is None or column not in ok.columns:
+            return None
+        v = ok.at[index, column]
+        return float(v) if pd.notna(v) else None
+
+    def take(key: str, number: float | None, source: str) -> None:
+        if number is not None:
+            setattr(p, key, number)
+            p.sources[key] = source
+
+    for load, key in (("read", "read_curve"), ("copy", "copy_curve")):
+        curve = loaded_curve(ok, load) if "load" in ok.columns else None
+        if curve is not None and len(curve.gbs) > 1:
+            take(key, curve, SOURCES[key] + "/*")
+    if p.read_curve is not None:
+        take("read_gbs", p.read_curve.most_gbs, SOURCES["read_gbs"] + "/*")
+    take("write_gbs", value(SOURCES["write_gbs"]), SOURCES["write_gbs"])
+    take("copy_gbs", value(SOURCES["copy_gbs"]), SOURCES["copy_gbs"])
+    rate = value(SOURCES["block_rate"][0], "blocks_per_us")
+    if rate is not None:
+        take("block_rate", rate / 1e3, SOURCES["block_rate"][0])
+    else:  # blocks of one f32 store per thread: 1 KiB each, nothing to wait for
+        gbs = value(SOURCES["block_rate"][1])
+        take("block_rate", None if gbs is None else gbs / (MODEL_BLOCK * 4), SOURCES["block_rate"][1])
+    take("block_slot_ns", value(SOURCES["block_slot_ns"], "block_slot_ns"),
+         SOURCES["block_slot_ns"])
+    for key in ("persistent_read_gbs", "persistent_copy_gbs"):
+        found = _first_of(SOURCES[key], value)
+        if found:
+            take(key, found[1], found[0])
+    _scatter_terms(p, ok, take)
+    take("h2d_gbs", value(SOURCES["h2d_gbs"]), SOURCES["h2d_gbs"])
+    take("d2h_gbs", value(SOURCES["d2h_gbs"]), SOURCES["d2h_gbs"])
+    l2 = _l2_read(ok, p.l2_bytes)
+    if l2 is not None:
+        take("l2_gbs", l2[1], l2[0])
+    return p
+
+
+def _first_of(names: tuple[str, ...], value) -> tuple[str, float] | None:
+    """The first of `names` the rows hold: (name, GB/s)."""
+    for name in names:
+        gbs = value(name)
+        if gbs is not None:
+            return name, gbs
+    return None
+
+
+def _scatter_terms(p: Params, rows: pd.DataFrame, take) -> None:
+    """The page term's two parameters: the extra DRAM time per byte of loads (stores) that
+    each open a page of their own, from a copy whose loads (stores) are scattered and whose
+    other side streams: its measured time less what the streaming rates give its bytes."""
+    for key, side in (("scatter_read", 0), ("scatter_write", 1)):
+        for name in SOURCES[key]:
+            row = rows.loc[rows["name"] == name]
+            if row.empty:
+                continue
+            row = row.iloc[0]
+            dram, eff = row.get("model_dram_bytes"), row.get("model_efficiency")
+            if not (finite(dram, eff, row["gbs"]) and p.read_gbs and p.write_gbs):
+                continue
+            logical = dram * eff
+            streaming_side = min(logical / 2, dram)
+            scattered = dram - streaming_side
+            reads, writes = (scattered, streaming_side) if side == 0 else (streaming_side, scattered)
+            base = p.dram_ns_per_byte(reads, writes) * dram
+            measured = logical / row["gbs"]
+            take(key, max(0.0, (measured - base) / scattered), name)
+            break
+
+
+def _l2_read(rows: pd.DataFrame, l2_bytes: float | None) -> tuple[str, float] | None:
+    """The hot read of the largest working set within half the L2 (default L1 carve-out)."""
+    if l2_bytes is None or "ws" not in rows.columns:
+        return None
+    sets = rows.loc[(rows["family"] == "cache") & (rows["variant"] == "read")]
+    if "l1" in sets.columns:
+        sets = sets.loc[sets["l1"].isna() | sets["l1"].isin(["None", "nan", "<NA>"])]
+    ws = pd.to_numeric(sets["ws"], errors="coerce")
+    fits = sets.loc[(ws <= l2_bytes / 2) & sets["gbs"].notna()]
+    if fits.empty:
+        return None
+    best = fits.loc[pd.to_numeric(fits["ws"], errors="coerce").idxmax()]
+    return str(best["name"]), float(best["gbs"])
+
+
+def _context(rows: pd.DataFrame, column: str, kind):
+    if column not in rows.columns:
+        return None
+    values = pd.to_numeric(rows[column], errors="coerce").dropna()
+    return kind(values.iloc[0]) if not values.empty else None
+
+
+def finite(*values) -> bool:
+    return all(v is not None and np.isfinite(v) and v > 0 for v in values)

@@ -1,0 +1,36 @@
+"""`model_gbs` and `model_bound` for every benchmark the model has a shape for: the lowest of
+the bounds of `model_bounds`, from parameters measured by the same run (`model_params`) with
+the benchmark's own family left out, so no prediction uses a number its family measured.
+
+Benchmarks whose numbers *are* the parameters (`ref/`, the chases, the cache sweep, the block
+starts) and paths the model has no shape for yet get no prediction (NaN, bound empty): the
+model's section of summary.md and report.md counts them apart (docs/model.md).
+"""
+
+import pandas as pd
+
+from gmbtools.analysis import model_bounds, model_params, model_shapes
+
+OUT_COLUMNS = ("model_gbs", "model_bound")
+
+
+def predictions(medians: pd.DataFrame) -> pd.DataFrame:
+    """One row per row of `medians` (frame.medians_frame): model_gbs (GB/s of bytes read +
+    written, NaN where there is no prediction) and model_bound (the bound that wins, or "")."""
+    out = pd.DataFrame({"model_gbs": float("nan"), "model_bound": ""}, index=medians.index)
+    if medians.empty or "file" not in medians.columns:
+        return out
+    for _, rows in medians.groupby("file", sort=False):
+        for family, members in rows.groupby("family", sort=False):
+            params = model_params.params_from(rows, without=family)
+            for index, row in members.iterrows():
+                if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
+                    continue
+                shape = model_shapes.shape_of(row)
+                if shape is None:
+                    continue
+                gbs, bound = model_bounds.predict(params, shape)
+                if gbs is not None:
+                    out.at[index, "model_gbs"] = gbs
+                    out.at[index, "model_bound"] = bound
+    return out

@@ -1,0 +1,107 @@
+"""Each benchmark's kernel as the prediction model sees it (`model_bounds.Shape`): which bytes
+it moves, how many loads a thread keeps in flight, how its grid is laid out. From the name
+(the naming contract of docs/design.md) and the traffic model's counters of the same row; the
+launch facts are the kernels' own (`kernels/*.cuh`: 256-thread blocks, one tile per block
+unless the name says `grid:persistent`).
+"""
+
+import math
+
+import pandas as pd
+
+from gmbtools.analysis.model_bounds import Shape
+from gmbtools.data.naming import element_bytes
+
+# Families whose kernel reads one array and writes another of the same length (a mapped copy):
+# the op in their name says which side the pattern is on, not what moves.
+COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather", "scatter",
+                 "matrix", "reuse", "cache_op", "readonly", "vector", "transpose")
+
+
+def _number(row, key: str, default=None):
+    if key not in row.index:
+        return default
+    value = pd.to_numeric(row[key], errors="coerce")
+    return default if pd.isna(value) else float(value)
+
+
+def _counter(row, key: str):
+    value = row.get(key)
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def shape_of(row) -> Shape | None:
+    """The shape of one medians row, or None where the model has no shape for its kernel."""
+    family = row["family"]
+    dram = _counter(row, "model_dram_bytes")
+    efficiency = _counter(row, "model_efficiency")
+    sectors = _counter(row, "model_ld_sectors_per_req")
+    known = dram is not None and efficiency is not None and math.isfinite(dram) and dram > 0
+    if family in ("read", "write", "copy") and known:
+        word = element_bytes(str(row["type"])) or 4
+        ilp = _number(row, "ilp", 1)
+        return Shape(op=family, load_bytes_per_thread=ilp * word, grid=str(row["grid"]),
+                     dram_bytes=dram, efficiency=efficiency, ld_sectors_per_req=sectors,
+                     word_bytes=word)
+    if family == "inflight" and row["variant"] in ("read", "copy"):
+        return _inflight(row)
+    if not known:
+        return None
+    if family == "readonly" and row["variant"] == "gather":
+        return None  # its window stays in the L2: the traffic model counts DRAM bytes it skips
+    if family in COPY_FAMILIES:
+        word = _word(row)
+        ilp = _number(row, "ilp", 1)
+        read_step, write_step = _steps(row, word)
+        return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
+                     read_step=read_step, write_step=write_step)
+    if family == "managed" and row["variant"] == "read":
+        return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
+    return None
+
+
+def _steps(row, word: float) -> tuple[float | None, float | None]:
+    """Bytes between neighbouring lanes' loads and stores where they do not stream."""
+    family, variant = row["family"], str(row["variant"])
+    if family == "stride":
+        step = _number(row, "s", 1) * word
+        op = row.get("op")
+        return (step if op in ("read", "both") else None,
+                step if op in ("write", "both") else None)
+    if family == "gather":
+        return math.inf, None
+    if family == "scatter":
+        return None, math.inf
+    if family == "matrix" and variant == "cols":
+        step = (_number(row, "w", 0) + _number(row, "pad", 0)) * 4
+        return step, step
+    if family == "transpose":
+        step = _number(row, "n", 0) * word
+        if variant == "naive_rows":
+            return None, step
+        if variant == "naive_cols":
+            return step, None
+    return None, None
+
+
+def _word(row) -> float:
+    """Bytes of one load of a mapped kernel: the element type's, else 4 (f32)."""
+    type_ = str(row.get("type"))
+    if row["family"] == "vector":
+        return float(type_[1:]) if type_[1:].isdigit() else 4.0
+    return float(element_bytes(type_) or 4)
+
+
+def _inflight(row) -> Shape | None:
+    block = _number(row, "block")
+    bpsm = _number(row, "bpsm")
+    w = _number(row, "w")
+    ilp = _number(row, "ilp", 1)
+    if None in (block, bpsm, w):
+        return None
+    # The family has no traffic-model counters: its bytes are its tiles, all useful.
+    return Shape(op=str(row["variant"]), load_bytes_per_thread=ilp * w, grid=str(row["grid"]),
+                 dram_bytes=1.0, efficiency=1.0, threads_per_block=int(block),
+                 ld_sectors_per_req=w, word_bytes=w, resident_threads=int(block * bpsm))

@@ -1,0 +1,57 @@
+"""The model's section of summary.md and report.md: measured / predicted per family (how many
+within 5 %, the median, the worst) and the ten benchmarks farthest from their prediction with
+the bound the model names for them (analysis/model_check.py; docs/model.md)."""
+
+import pandas as pd
+
+from gmbtools.analysis import frame, model_check
+from gmbtools.data.results import Results
+
+HEADING = "## Model: measured vs predicted"
+DOC = "docs/model.md"
+
+
+def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
+    """The section's lines ([] when no benchmark has a prediction)."""
+    checks = model_check.check(medians)
+    if not any(c.predicted for c in checks):
+        return []
+    lines = [HEADING, "",
+             "`model_gbs`: the lowest of the model's bounds (DRAM, latency × bytes in flight,"
+             " block starts, L2 to SM), from parameters the same run measured with the"
+             f" benchmark's own family left out ([{doc_link.rsplit('/', 1)[-1]}]({doc_link})). "
+             f"Within {model_check.TOLERANCE:.0%}: |measured / predicted − 1| ≤"
+             f" {model_check.TOLERANCE}; `ref/` and `peer/` are references, not counted.", ""]
+    for c in checks:
+        lines += [f"### Flavor `{c.flavor}`", "",
+                  f"{c.within} of {c.benchmarks} benchmarks within {model_check.TOLERANCE:.0%}"
+                  f" ({_share(c.within, c.benchmarks)}); {c.predicted} predicted,"
+                  f" {c.benchmarks - c.predicted} without a prediction yet.", "",
+                  "| family | benchmarks | predicted | within 5 % | median measured / predicted"
+                  " | worst | worst benchmark |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        for f in c.families:
+            median = "" if f.median is None else f"{f.median:.3f}"
+            worst = "" if f.worst is None else f"{f.worst:.3f}"
+            name = "" if f.worst_name is None else f"`{f.worst_name}`"
+            lines.append(f"| {f.family} | {f.benchmarks} | {f.predicted} | {f.within} |"
+                         f" {median} | {worst} | {name} |")
+        lines += ["", "Farthest from the model:", "",
+                  "| benchmark | GB/s | model GB/s | bound | measured / predicted |",
+                  "|---|---:|---:|---|---:|"]
+        lines += [f"| `{r.name}` | {r.gbs:.1f} | {r.model_gbs:.1f} | {r.model_bound} |"
+                  f" {r.ratio:.3f} |" for r in c.worst.itertuples()]
+        lines.append("")
+    return lines
+
+
+def summary_lines(loaded: dict[str, Results | str | None], doc_link: str) -> list[str]:
+    """The section for summary.md from its loaded files."""
+    readable = [value for value in loaded.values() if isinstance(value, Results)]
+    if not readable:
+        return []
+    return model_lines(frame.medians_frame(readable), doc_link)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "none"

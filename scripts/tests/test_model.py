@@ -1,0 +1,148 @@
+"""The prediction model (model_params, model_bounds, model_shapes, model_predict, model_check):
+its bounds on cases whose answer is known by hand, and on a committed H100 run the rule that
+no prediction uses a number its own family measured."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gmbtools.analysis import frame, model_bounds, model_check, model_params, model_shapes
+from gmbtools.analysis.littles_law import LoadedCurve
+from gmbtools.analysis.model_bounds import Shape
+from gmbtools.data import results
+from gmbtools.present import model_section
+from gmbtools.present.figures import model as model_figure
+
+REPO = Path(__file__).resolve().parents[2]
+H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261125-152107/default.json.gz"
+FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
+
+
+def params(**values) -> model_params.Params:
+    base = dict(sms=100, cc=9.0, read_gbs=3000.0, write_gbs=3200.0, copy_gbs=2800.0,
+                read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=200.0)
+    return model_params.Params(**{**base, **values})
+
+
+def test_the_dram_mix_runs_a_copy_at_the_copys_rate_and_each_side_at_its_own():
+    p = params()
+    assert 1 / p.dram_ns_per_byte(1.0, 1.0) == pytest.approx(2800.0)
+    assert 1 / p.dram_ns_per_byte(1.0, 0.0) == pytest.approx(3000.0)
+    assert 1 / p.dram_ns_per_byte(0.0, 1.0) == pytest.approx(3200.0)
+    # scattered loads cost their share of the extra time; missing the term, no answer
+    assert p.dram_ns_per_byte(1.0, 1.0, read_scatter=1.0) is None
+    scattered = params(scatter_read=1e-4)
+    assert scattered.dram_ns_per_byte(1.0, 1.0, read_scatter=1.0) == pytest.approx(
+        1 / 2800.0 + 0.5e-4)
+
+
+def test_the_page_term_runs_from_a_granule_to_a_page():
+    assert model_bounds.scatter(None, 1024) == 0.0
+    assert model_bounds.scatter(64, 1024) == 0.0
+    assert model_bounds.scatter(256, 1024) == pytest.approx(0.5)
+    assert model_bounds.scatter(4096, 1024) == 1.0
+    assert model_bounds.scatter(math.inf, 256) == 1.0
+
+
+def test_stores_of_one_word_per_thread_are_bound_by_block_starts():
+    # 256 threads x 4 B = 1 KiB per block at 1.6 blocks per ns: 1638.4 GB/s, below DRAM's 3200
+    shape = Shape(op="write", load_bytes_per_thread=4, grid="full", dram_bytes=1e9,
+                  efficiency=1.0)
+    gbs, bound = model_bounds.predict(params(), shape)
+    assert (gbs, bound) == (pytest.approx(1638.4), model_bounds.BLOCKS)
+
+
+def test_loads_on_a_persistent_grid_follow_littles_law():
+    # 100 SMs x 2048 threads x 4 B in flight / 400 ns = 2048 GB/s, below DRAM's 3000
+    shape = Shape(op="read", load_bytes_per_thread=4, grid="persistent", dram_bytes=1e9,
+                  efficiency=1.0)
+    gbs, bound = model_bounds.predict(params(), shape)
+    assert bound == model_bounds.LATENCY
+    assert gbs == pytest.approx(100 * 2048 * 4 / 400, rel=1e-6)
+    # a full grid adds the empty block's slot and the wait for its start: 400 + 200 + 100/1.6
+    full = model_bounds.bounds(params(), Shape(op="read", load_bytes_per_thread=4, grid="full",
+                                               dram_bytes=1e9, efficiency=1.0))
+    assert full[model_bounds.LATENCY] == pytest.approx(100 * 2048 * 4 / 662.5, rel=1e-6)
+    # enough in flight: DRAM wins
+    wide = Shape(op="read", load_bytes_per_thread=64, grid="persistent", dram_bytes=1e9,
+                 efficiency=1.0)
+    assert model_bounds.predict(params(), wide) == (pytest.approx(3000.0), model_bounds.DRAM)
+
+
+def test_a_copy_with_scattered_stores_writes_the_expanded_side():
+    shape = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=10.0,
+                  efficiency=0.2, write_step=4096.0)
+    assert shape.dram_split == (1.0, 9.0)
+    assert Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=10.0,
+                 efficiency=0.2, read_step=4096.0).dram_split == (9.0, 1.0)
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return frame.medians_frame([results.load(H100_RUN)])
+
+
+def test_no_prediction_uses_a_number_its_own_family_measured(h100):
+    """The issue's check: parameters built from the run with a family removed predict every
+    benchmark of that family the same (within 1 %) as the model does."""
+    predicted = h100.dropna(subset=["model_gbs"])
+    assert len(predicted) > 400
+    for family, members in predicted.groupby("family"):
+        without = h100.loc[h100["family"] != family]
+        p = model_params.params_from(without)
+        for _, row in members.iterrows():
+            gbs, _ = model_bounds.predict(p, model_shapes.shape_of(row))
+            assert gbs == pytest.approx(row["model_gbs"], rel=0.01), row["name"]
+
+
+def test_every_parameter_names_its_source_and_none_comes_from_the_family_it_predicts(h100):
+    p = model_params.params_from(h100, without="stride")
+    assert p.sources["scatter_read"] == "gather/random"
+    assert not any(source.startswith("stride/") for source in p.sources.values())
+    assert model_params.params_from(h100, without="gather").sources["scatter_read"] == \
+        "stride/f32/read/s:1024"
+    q = model_params.params_from(h100, without="inflight")
+    assert q.sources["block_rate"] == "write/f32/ilp:1/grid:full"
+    assert "block_slot_ns" not in q.sources  # no other family measures it: no stand-in
+
+
+def test_the_check_counts_every_benchmark_and_sets_references_aside(h100):
+    (check,) = model_check.check(h100)
+    counted = h100.loc[~h100["family"].isin(["ref", "peer"])]
+    assert check.benchmarks == len(counted)
+    assert check.predicted == int(counted["model_gbs"].notna().sum())
+    ratio = counted["gbs"] / counted["model_gbs"]
+    assert check.within == int(((ratio - 1).abs() <= 0.05).sum())
+    assert len(check.worst) == 10
+    off = np.log(check.worst["ratio"]).abs()
+    assert list(off) == sorted(off, reverse=True)
+
+
+def test_the_section_and_the_figure_show_the_check(h100):
+    lines = model_section.model_lines(h100)
+    (check,) = model_check.check(h100)
+    assert lines[0] == model_section.HEADING
+    assert any(line.startswith(f"{check.within} of {check.benchmarks} benchmarks within 5%")
+               for line in lines)
+    drawn = model_figure(h100)
+    assert len(drawn.data) == check.predicted
+    assert set(drawn.data["model_bound"]) <= set(model_figure_bounds())
+
+
+def model_figure_bounds():
+    return (model_bounds.DRAM, model_bounds.LATENCY, model_bounds.BLOCKS, model_bounds.L2)
+
+
+def test_a_run_without_parameters_predicts_nothing():
+    rows = pd.DataFrame([{"name": "read/f32/ilp:1/grid:full", "family": "read",
+                          "variant": "f32", "type": "f32", "grid": "full", "ilp": 1,
+                          "gbs": 100.0, "model_dram_bytes": 1e9, "model_efficiency": 1.0,
+                          "model_ld_sectors_per_req": 4.0, "error": None,
+                          "file": "default.json", "flavor": "default"}])
+    from gmbtools.analysis import model_predict
+    out = model_predict.predictions(rows)
+    assert out["model_gbs"].isna().all() and (out["model_bound"] == "").all()
+    assert model_section.model_lines(rows.assign(model_gbs=np.nan)) == []
