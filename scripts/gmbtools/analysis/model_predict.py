@@ -21,8 +21,11 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
     if medians.empty or "file" not in medians.columns:
         return out
     for _, rows in medians.groupby("file", sort=False):
+        whole = model_params.params_from(rows)
+        feeds = {source.split("/", 1)[0] for source in whole.sources.values()}
         for family, members in rows.groupby("family", sort=False):
-            params = model_params.params_from(rows, without=family)
+            # a family no parameter came from leaves them as they are
+            params = model_params.params_from(rows, without=family) if family in feeds else whole
             for index, row in members.iterrows():
                 if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
                     continue

@@ -18,6 +18,9 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
                  "matrix", "reuse", "cache_op", "readonly", "vector", "transpose")
 
 
+TILED_RUNGS = ("copy", "tile_rows8", "best")  # transpose rungs of 32 x 8 threads per tile
+
+
 def _number(row, key: str, default=None):
     if key not in row.index:
         return default
@@ -49,9 +52,15 @@ def shape_of(row) -> Shape | None:
         return None
     if family == "readonly" and row["variant"] == "gather":
         return None  # its window stays in the L2: the traffic model counts DRAM bytes it skips
+    if family == "transpose" and row.get("op") in ("tile", "tile_padded"):
+        return None  # 1,024-thread blocks through shared memory: bank conflicts, not modelled
     if family in COPY_FAMILIES:
         word = _word(row)
         ilp = _number(row, "ilp", 1)
+        if family == "transpose" and row.get("op") in TILED_RUNGS:
+            # 32 x 8 threads move a 32 x 32 tile: 4 loads each, of the width the traffic model
+            # counts per lane (pairs: two elements)
+            word, ilp = float(sectors or word), 4
         read_step, write_step = _steps(row, word)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
@@ -77,11 +86,11 @@ def _steps(row, word: float) -> tuple[float | None, float | None]:
     if family == "matrix" and variant == "cols":
         step = (_number(row, "w", 0) + _number(row, "pad", 0)) * 4
         return step, step
-    if family == "transpose":
+    if family == "transpose":  # the rung is the name's op: transpose/f32/naive_rows/n:N
         step = _number(row, "n", 0) * word
-        if variant == "naive_rows":
+        if row.get("op") == "naive_rows":
             return None, step
-        if variant == "naive_cols":
+        if row.get("op") == "naive_cols":
             return step, None
     return None, None
 
