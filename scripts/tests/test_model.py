@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools.analysis import frame, model_bounds, model_check, model_params, model_shapes
+from gmbtools.analysis import (frame, model_bounds, model_check, model_params, model_predict,
+                               model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
-from gmbtools.present import model_section
+from gmbtools.present import model_section, summary
 from gmbtools.present.figures import model as model_figure
 
 REPO = Path(__file__).resolve().parents[2]
@@ -129,11 +130,17 @@ def test_the_section_and_the_figure_show_the_check(h100):
                for line in lines)
     drawn = model_figure(h100)
     assert len(drawn.data) == check.predicted
-    assert set(drawn.data["model_bound"]) <= set(model_figure_bounds())
+    assert set(drawn.data["model_bound"]) <= {model_bounds.DRAM, model_bounds.LATENCY,
+                                              model_bounds.BLOCKS, model_bounds.L2}
 
 
-def model_figure_bounds():
-    return (model_bounds.DRAM, model_bounds.LATENCY, model_bounds.BLOCKS, model_bounds.L2)
+def test_a_model_that_cannot_be_computed_leaves_the_rest_of_the_summary(monkeypatch):
+    def broken(*_):
+        raise ValueError("no curve")
+    monkeypatch.setattr(model_section, "summary_lines", broken)
+    text = summary.render({"default": results.load(H100_RUN)}, None)
+    assert "## Model: measured vs predicted\n\nNot computed: no curve." in text
+    assert "best copy / ref/memcpy_d2d" in text
 
 
 def test_a_run_without_parameters_predicts_nothing():
@@ -142,7 +149,6 @@ def test_a_run_without_parameters_predicts_nothing():
                           "gbs": 100.0, "model_dram_bytes": 1e9, "model_efficiency": 1.0,
                           "model_ld_sectors_per_req": 4.0, "error": None,
                           "file": "default.json", "flavor": "default"}])
-    from gmbtools.analysis import model_predict
     out = model_predict.predictions(rows)
     assert out["model_gbs"].isna().all() and (out["model_bound"] == "").all()
     assert model_section.model_lines(rows.assign(model_gbs=np.nan)) == []

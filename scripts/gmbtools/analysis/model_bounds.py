@@ -8,8 +8,9 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
   loaded chase's curve of the same mix), plus, for a grid of one block per tile, the time an
-  empty block holds its slot and the wait for its turn among the SM's block starts. A load that touches more sectors than it uses drags those into
-  flight too: DRAM read bytes in flight are the logical ones over the read efficiency.
+  empty block holds its slot and the wait for its turn among the SM's block starts. The
+  latency is read off the curve at the DRAM rate the kernel makes (its logical rate over its
+  efficiency: a load that brings unused sectors loads the DRAM more).
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
 - `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
   sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each.
@@ -18,10 +19,11 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 import math
 from dataclasses import dataclass
 
-from gmbtools.analysis.littles_law import LoadedCurve
+from gmbtools.analysis.littles_law import LoadedCurve, solve
 from gmbtools.analysis.model_params import Params
 
 SECTOR = 32
+NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
 GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
 # Where accesses stop sharing DRAM pages: loads are streaming up to one per 64-B granule and
 # one per page from 1 KiB apart (an HBM pseudo-channel's page); a store of part of a sector is
@@ -109,31 +111,19 @@ def scatter(step: float | None, page: float) -> float:
 
 
 def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
-    """The logical rate B at which sms x DRAM bytes in flight / (L(DRAM rate) + slot) carries
-    B; bisection, since the supply falls as the load rises."""
+    """The logical rate B = factor x sms x bytes in flight per SM / (L(B / efficiency) + slot):
+    `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B would
+    pass the roof but the run has no DRAM bound)."""
     threads = s.resident_threads or p.threads_per_sm
-    reads, _ = s.dram_split
-    logical_reads = s.logical_bytes / max(s.factor, 1.0)
-    read_efficiency = logical_reads / reads if reads > 0 else 1.0
-    dram_in_flight = threads * s.load_bytes_per_thread / read_efficiency  # per SM
     slot = 0.0
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         slot = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
-    dram_per_logical = 1.0 / s.efficiency
-
-    def supply(logical: float) -> float:
-        dram_reads = p.sms * dram_in_flight / (curve.latency(logical * dram_per_logical) + slot)
-        return dram_reads * read_efficiency * max(s.factor, 1.0)
-
-    hi = roof if math.isfinite(roof) else 1e5
-    if supply(hi) >= hi:
-        return math.inf if not math.isfinite(roof) else supply(hi)
-    lo = 0.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if supply(mid) > mid else (lo, mid)
-    return lo
+    logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
+    peak = roof if math.isfinite(roof) else NO_ROOF
+    gbs = solve(threads * s.load_bytes_per_thread, p.sms, peak, logical_curve, extra_ns=slot,
+                factor=max(s.factor, 1.0))
+    return math.inf if gbs >= NO_ROOF else gbs
 
 
 def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:

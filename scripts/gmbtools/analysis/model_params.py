@@ -11,7 +11,8 @@ number measured by the benchmark it predicts (docs/model.md):
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `cache/read/ws:S` |
-| `host_gbs` | the host link, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
+| `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
+| `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
 the check that no parameter comes from the family it predicts: a parameter whose source is
@@ -47,8 +48,6 @@ SOURCES = {
                             "read/f32x4/ilp:1/grid:persistent"),
     "persistent_copy_gbs": ("inflight/copy/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
                             "copy/f32x4/ilp:1/grid:persistent"),
-    "h2d_gbs": "ref/memcpy_h2d/mem:pinned",
-    "d2h_gbs": "ref/memcpy_d2h/mem:pinned",
 }
 
 
@@ -58,7 +57,6 @@ class Params:
 
     sms: int | None = None
     cc: float | None = None
-    peak_gbs: float | None = None
     l2_bytes: float | None = None
     read_gbs: float | None = None
     write_gbs: float | None = None
@@ -72,8 +70,6 @@ class Params:
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
     persistent_read_gbs: float | None = None
     persistent_copy_gbs: float | None = None
-    h2d_gbs: float | None = None
-    d2h_gbs: float | None = None
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -113,7 +109,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         rows = rows.loc[rows["family"] != without]
     ok = rows.loc[rows["error"].isin(["None", "nan", ""]) | rows["error"].isna()]
     p = Params(sms=_context(rows, "gpu_sms", int), cc=_context(rows, "gpu_cc", float),
-               peak_gbs=_context(rows, "gpu_peak_gbs", float),
                l2_bytes=_context(rows, "gpu_l2_bytes", float))
     by_name = dict(zip(ok["name"], ok.index))
 
@@ -150,8 +145,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         if found:
             take(key, found[1], found[0])
     _scatter_terms(p, ok, take)
-    take("h2d_gbs", value(SOURCES["h2d_gbs"]), SOURCES["h2d_gbs"])
-    take("d2h_gbs", value(SOURCES["d2h_gbs"]), SOURCES["d2h_gbs"])
     l2 = _l2_read(ok, p.l2_bytes)
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])

@@ -41,7 +41,7 @@ def shape_of(row) -> Shape | None:
     sectors = _counter(row, "model_ld_sectors_per_req")
     known = dram is not None and efficiency is not None and math.isfinite(dram) and dram > 0
     if family in ("read", "write", "copy") and known:
-        word = element_bytes(str(row["type"])) or 4
+        word = _word(row)
         ilp = _number(row, "ilp", 1)
         return Shape(op=family, load_bytes_per_thread=ilp * word, grid=str(row["grid"]),
                      dram_bytes=dram, efficiency=efficiency, ld_sectors_per_req=sectors,
@@ -65,7 +65,7 @@ def shape_of(row) -> Shape | None:
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
                      read_step=read_step, write_step=write_step)
-    if family == "managed" and row["variant"] == "read":
+    if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
     return None
@@ -96,11 +96,8 @@ def _steps(row, word: float) -> tuple[float | None, float | None]:
 
 
 def _word(row) -> float:
-    """Bytes of one load of a mapped kernel: the element type's, else 4 (f32)."""
-    type_ = str(row.get("type"))
-    if row["family"] == "vector":
-        return float(type_[1:]) if type_[1:].isdigit() else 4.0
-    return float(element_bytes(type_) or 4)
+    """Bytes of one load: the element type's (`w<B>`: B bytes; structs: their size), else 4."""
+    return float(element_bytes(str(row.get("type"))) or 4)
 
 
 def _inflight(row) -> Shape | None:

@@ -116,7 +116,10 @@ def _model_section(loaded: dict[str, Results | str | None]) -> list[str]:
     except ImportError:
         return [MODEL_HEADING, "", "Needs pandas: `scripts/gmb report DIR` writes it into"
                 " report.md where pandas is installed.", ""]
-    return model_section.summary_lines(loaded, MODEL_DOC)
+    try:
+        return model_section.summary_lines(loaded, MODEL_DOC)
+    except (ValueError, KeyError, TypeError, ZeroDivisionError) as err:  # never lose the rest
+        return [MODEL_HEADING, "", f"Not computed: {cell(str(err))}.", ""]
 
 
 def stop_lines(loaded: dict[str, Results | str | None], info: RunInfo | None,
