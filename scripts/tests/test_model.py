@@ -107,7 +107,26 @@ def test_every_parameter_names_its_source_and_none_comes_from_the_family_it_pred
         "stride/f32/read/s:1024"
     q = model_params.params_from(h100, without="inflight")
     assert q.sources["block_rate"] == "write/f32/ilp:1/grid:full"
-    assert "block_slot_ns" not in q.sources  # no other family measures it: no stand-in
+    assert q.sources["block_slot_ns"] == "read/f32/ilp:1/grid:full"
+    assert q.sources["round_ns"] == "read/f32/ilp:1/grid:persistent"
+    whole = model_params.params_from(h100)
+    assert whole.sources["round_ns"].startswith("inflight/read/w:4/ilp:1/block:32/bpsm:1/")
+    # the same warp's round from either source, within 15 ns (H100: 44 and 54 ns)
+    assert abs(whole.round_ns - q.round_ns) < 15
+    assert whole.sources["line_ns"] == "latency/chase/ws:17179869184/lanes:32"
+    assert 0 < whole.line_ns < 20
+    assert "line_ns" not in model_params.params_from(h100, without="latency").sources
+
+
+def test_a_warps_round_counts_the_lines_it_waits_for():
+    def lines(**kw):
+        return Shape(op="read", grid="full", dram_bytes=1.0, efficiency=1.0, **kw).lines_per_round
+    assert lines(load_bytes_per_thread=4, ld_sectors_per_req=4) == 1  # coalesced f32
+    assert lines(load_bytes_per_thread=16, ld_sectors_per_req=4) == 4  # four loads of f32
+    assert lines(load_bytes_per_thread=16, ld_sectors_per_req=16, word_bytes=16) == 4  # float4
+    assert lines(load_bytes_per_thread=4, ld_sectors_per_req=8, read_step=8.0) == 2  # stride 2
+    assert lines(load_bytes_per_thread=4, ld_sectors_per_req=32, read_step=4096.0) == 32
+    assert lines(load_bytes_per_thread=4, ld_sectors_per_req=32, read_step=math.inf) == 32
 
 
 def test_the_check_counts_every_benchmark_and_sets_references_aside(h100):

@@ -7,8 +7,10 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   rate of its mix of reads and writes (`Params.dram_ns_per_byte`).
 - `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
-  loaded chase's curve of the same mix), plus, for a grid of one block per tile, the time an
-  empty block holds its slot and the wait for its turn among the SM's block starts. The
+  loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
+  warp's round (`Shape.lines_per_round`), plus, for a persistent grid, the warp's own round
+  (loop and address), for a grid of one block per tile, the time an empty block holds its
+  slot and the wait for its turn among the SM's block starts. The
   latency is read off the curve at the DRAM rate the kernel makes (its logical rate over its
   efficiency: a load that brings unused sectors loads the DRAM more).
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
@@ -52,6 +54,16 @@ class Shape:
     @property
     def logical_bytes(self) -> float:
         return self.dram_bytes * self.efficiency
+
+    @property
+    def lines_per_round(self) -> float:
+        """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
+        only within 128 B; otherwise whole lines of its sectors."""
+        if self.read_step is not None:
+            lines = 32.0 if not math.isfinite(self.read_step) else min(32.0, max(1.0, self.read_step / 4))
+        else:
+            lines = max(1.0, (self.ld_sectors_per_req or 4.0) / 4)
+        return lines * max(1.0, self.load_bytes_per_thread / self.word_bytes)
 
     @property
     def factor(self) -> float:
@@ -115,10 +127,12 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
     `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B would
     pass the roof but the run has no DRAM bound)."""
     threads = s.resident_threads or p.threads_per_sm
-    slot = 0.0
+    slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
+    if s.grid == "persistent":
+        slot += p.round_ns or 0.0
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
-        slot = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
+        slot += (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
     logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
     gbs = solve(threads * s.load_bytes_per_thread, p.sms, peak, logical_curve, extra_ns=slot,

@@ -9,7 +9,9 @@ number measured by the benchmark it predicts (docs/model.md):
 | `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
 | `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` |
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
-| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` |
+| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`read/f32/ilp:1/grid:full`: its round less the latency and the start wait) |
+| `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
+| `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `cache/read/ws:S` |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
@@ -40,7 +42,7 @@ SOURCES = {
     "write_gbs": "ref/memset",
     "copy_gbs": "ref/memcpy_d2d",
     "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
-    "block_slot_ns": "inflight/blocks/block:256/bpsm:1",
+    "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
     "l2_gbs": "cache/read/ws:",
     "scatter_read": ("gather/random", "stride/f32/read/s:1024"),
     "scatter_write": ("scatter/random", "stride/f32/write/s:1024"),
@@ -48,7 +50,11 @@ SOURCES = {
                             "read/f32x4/ilp:1/grid:persistent"),
     "persistent_copy_gbs": ("inflight/copy/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
                             "copy/f32x4/ilp:1/grid:persistent"),
+    "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
+                 "read/f32/ilp:1/grid:persistent"),
+    "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
 }
+ROUND_BYTES = {SOURCES["round_ns"][0]: 32 * 4, SOURCES["round_ns"][1]: 4}  # per warp, per thread
 
 
 @dataclass
@@ -70,6 +76,8 @@ class Params:
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
     persistent_read_gbs: float | None = None
     persistent_copy_gbs: float | None = None
+    round_ns: float | None = None  # a persistent warp's round beyond the load's latency
+    line_ns: float | None = None  # each further 128-B line one warp's round waits for
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -138,13 +146,17 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     else:  # blocks of one f32 store per thread: 1 KiB each, nothing to wait for
         gbs = value(SOURCES["block_rate"][1])
         take("block_rate", None if gbs is None else gbs / (MODEL_BLOCK * 4), SOURCES["block_rate"][1])
-    take("block_slot_ns", value(SOURCES["block_slot_ns"], "block_slot_ns"),
-         SOURCES["block_slot_ns"])
+    take("block_slot_ns", value(SOURCES["block_slot_ns"][0], "block_slot_ns"),
+         SOURCES["block_slot_ns"][0])
     for key in ("persistent_read_gbs", "persistent_copy_gbs"):
         found = _first_of(SOURCES[key], value)
         if found:
             take(key, found[1], found[0])
     _scatter_terms(p, ok, take)
+    _round_term(p, value, take)
+    if p.block_slot_ns is None:
+        _slot_from_grid(p, value, take)
+    _line_term(ok, take)
     l2 = _l2_read(ok, p.l2_bytes)
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
@@ -181,6 +193,48 @@ def _scatter_terms(p: Params, rows: pd.DataFrame, take) -> None:
             measured = logical / row["gbs"]
             take(key, max(0.0, (measured - base) / scattered), name)
             break
+
+
+def _round_term(p: Params, value, take) -> None:
+    """What a warp of a persistent grid spends per round beyond its load's round trip (loop,
+    address and the dependent add): one warp per SM streaming alone, else a whole persistent
+    grid of one 4-B load per thread, each round less the loaded latency at its bandwidth."""
+    if p.read_curve is None or not p.sms:
+        return
+    for name in SOURCES["round_ns"]:
+        gbs = value(name)
+        if not gbs:
+            continue
+        per_sm = ROUND_BYTES[name] * (1 if name.startswith("inflight") else p.threads_per_sm)
+        take("round_ns", max(0.0, per_sm * p.sms / gbs - p.read_curve.latency(gbs)), name)
+        return
+
+
+def _slot_from_grid(p: Params, value, take) -> None:
+    """An empty block's slot time, else from a full grid of one 4-B load per thread: its round
+    less the loaded latency at its bandwidth and its wait among the SM's block starts."""
+    name = SOURCES["block_slot_ns"][1]
+    gbs = value(name)
+    if not gbs or p.read_curve is None or not p.sms or not p.block_rate:
+        return
+    round_ns = p.threads_per_sm * 4 * p.sms / gbs
+    take("block_slot_ns", max(0.0, round_ns - p.read_curve.latency(gbs) - p.sms / p.block_rate),
+         name)
+
+
+def _line_term(rows: pd.DataFrame, take) -> None:
+    """The wait for each further line of a warp's request: the idle chase of a warp's 32 lines
+    at once against one thread's, at the largest working set (DRAM), over the 31 more lines."""
+    chases = rows.loc[(rows["family"] == "latency") & (rows["variant"] == "chase")]
+    if chases.empty or "ws" not in chases.columns:
+        return
+    ws = pd.to_numeric(chases["ws"], errors="coerce").max()
+    one, warp = (chases.loc[chases["name"] == pattern.format(int(ws)), "latency_ns"]
+                 for pattern in reversed(SOURCES["line_ns"]))
+    if one.empty or warp.empty or not finite(float(one.iloc[0]), float(warp.iloc[0])):
+        return
+    take("line_ns", max(0.0, (float(warp.iloc[0]) - float(one.iloc[0])) / 31),
+         SOURCES["line_ns"][0].format(int(ws)))
 
 
 def _l2_read(rows: pd.DataFrame, l2_bytes: float | None) -> tuple[str, float] | None:
