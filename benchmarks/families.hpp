@@ -19,6 +19,8 @@ std::vector<bench_case> reuse_cases(environment& env, sweep s);
 std::vector<bench_case> cache_op_cases(environment& env, sweep s);
 std::vector<bench_case> working_set_cases(environment& env, sweep s);
 std::vector<bench_case> latency_cases(environment& env, sweep s);
+// The prediction model's calibration chases (benchmarks/latency.cu), registered first.
+std::vector<bench_case> model_cases(environment& env, sweep s);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
 std::vector<bench_case> tlb_cases(environment& env, sweep s);
 std::vector<bench_case> transpose_cases(environment& env, sweep s);
@@ -69,11 +71,11 @@ void set_pattern_options(const pattern_options& options);
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
   for (auto family :
-       {reference_cases,   coalesced_cases, vector_cases,   offset_cases,   stride_cases,
-        aos_cases,         warp_cases,      matrix_cases,   reuse_cases,    cache_op_cases,
-        working_set_cases, latency_cases,   tlb_cases,      inflight_cases, transpose_cases,
-        reduce_cases,      peer_cases,      readonly_cases, texture_cases,  constant_cases,
-        local_cases,       host_cases,      managed_cases,  pattern_cases}) {
+       {reference_cases, model_cases,       coalesced_cases, vector_cases,   offset_cases,
+        stride_cases,    aos_cases,         warp_cases,      matrix_cases,   reuse_cases,
+        cache_op_cases,  working_set_cases, latency_cases,   tlb_cases,      inflight_cases,
+        transpose_cases, reduce_cases,      peer_cases,      readonly_cases, texture_cases,
+        constant_cases,  local_cases,       host_cases,      managed_cases,  pattern_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

@@ -6,19 +6,20 @@
 // Sets of at most one launch's steps (256 KiB) are walked once untimed in each launch first:
 // the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every launch
 // since the case's preparation: latency_ns and latency_cycles per load, sm_clock_mhz = cycles
-// / ns (the clock the run had, not the maximum). Sets within the L2 run hot; larger ones are flushed before every timed
-// iteration (building the chain leaves lines in the L2). Every run is verified: each lane must
-// end on the line the host computes.
-// Loaded latency (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for
-// CPUs: one thread chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own
-// while K other SMs stream reads, or copies (load:copy: DRAM then turns between reads and
-// writes), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
-// to every other SM, the same K SMs in every launch, spread evenly (gmb/loaded_roles.hpp);
-// load_gbs is what the streams moved (read + written) while they streamed, over every timed
-// launch (their lifetimes span the timed chase). Quick: K = 0, 16, 32, 48, 64, 96 and all;
-// full: every 8th K.
-// The streams check every element they read; copies, the first tile each stream wrote.
-// Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
+// / ns (the clock the run had, not the maximum). Sets within the L2 run hot; larger ones are
+// flushed before every timed iteration (building the chain leaves lines in the L2). Every run is
+// verified: each lane must end on the line the host computes. Loaded latency
+// (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for CPUs: one thread
+// chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own while K other SMs
+// stream reads, or copies (load:copy: DRAM then turns between reads and writes), one 1024-thread
+// block each, two 16-B loads in flight per thread, from K = 0 (idle) to every other SM, the same K
+// SMs in every launch, spread evenly (gmb/loaded_roles.hpp); load_gbs is what the streams moved
+// (read + written) while they streamed, over every timed launch (their lifetimes span the timed
+// chase). Quick: K = 0, 16, 32, 48, 64, 96 and all; full: every 8th K. The streams check every
+// element they read; copies, the first tile each stream wrote. Names:
+// latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32. The model family
+// (model/chase/ws:W/lanes:L) is the prediction model's calibration: the same chase at one working
+// set per level (docs/model.md), run first.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -28,8 +29,8 @@
 #include <vector>
 
 #include "benchmarks/builders/chase_chain.cuh"
-#include "benchmarks/families.hpp"
 #include "benchmarks/builders/residency.cuh"
+#include "benchmarks/families.hpp"
 #include "gmb/loaded_roles.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/sizing.hpp"
@@ -42,12 +43,15 @@ namespace {
 constexpr std::size_t kMemoryReserve = 1024 * kMiB;
 constexpr std::size_t kLargestSet = std::size_t(64) << 30;
 
-bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes) {
+/// latency/chase/ws:W/lanes:L, or model/chase/... for the model's calibration (`calibration`).
+bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes,
+                      bool calibration = false) {
   auto s = std::make_shared<chase_chain>(set_bytes / kChaseLineBytes, 1, lanes);
   const std::size_t n = s->n;
+  const std::vector<name_param> params{{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}};
   bench_case c;
   c.name =
-      bench_name("latency", "chase", {{"ws", static_cast<long long>(set_bytes)}, {"lanes", lanes}});
+      calibration ? bench_name("model", "chase", params) : bench_name("latency", "chase", params);
   chase_chain::describe(s, c);
   // Sets up to one launch's steps could sit in the L1: walked whole before the clock starts.
   const unsigned warm_steps = n <= kStepsPerLaunch ? static_cast<unsigned>(n) : 0;
@@ -202,6 +206,19 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
 }
 
 }  // namespace
+
+std::vector<bench_case> model_cases(environment& env, sweep) {
+  // One working set per level, none of them a quick sweep's: 32 KiB (the L1), 2 MiB (the
+  // L2), 1 GiB (DRAM), where the GPU has room for it.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::vector<bench_case> cases;
+  for (std::size_t bytes : {std::size_t(32) << 10, std::size_t(2) << 20, std::size_t(1) << 30}) {
+    if (bytes + kMemoryReserve > free_bytes) continue;
+    for (unsigned lanes : {1u, 32u}) cases.push_back(chase_case(env, bytes, lanes, true));
+  }
+  return cases;
+}
 
 std::vector<bench_case> latency_cases(environment& env, sweep s) {
   std::size_t free_bytes = 0, total_bytes = 0;

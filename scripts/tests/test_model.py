@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools.analysis import (frame, model_bounds, model_check, model_params, model_predict,
-                               model_shapes)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_params,
+                               model_predict, model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
@@ -171,3 +171,25 @@ def test_a_run_without_parameters_predicts_nothing():
     out = model_predict.predictions(rows)
     assert out["model_gbs"].isna().all() and (out["model_bound"] == "").all()
     assert model_section.model_lines(rows.assign(model_gbs=np.nan)) == []
+
+
+def test_a_chase_waits_on_the_level_that_holds_its_set_and_its_launch():
+    probes = model_chases.ChaseProbes(ns={("l1", 1): 16.0, ("l2", 1): 140.0, ("dram", 1): 350.0},
+                                      launch_ns={1: 4000.0})
+    l1, l2 = 256 * 1024, 50 * 2**20
+    steps = model_chases.STEPS
+
+    def chase(ws, family="latency", variant="chase", **extra):
+        row = pd.Series({"family": family, "variant": variant, "ws": str(ws), "lanes": "1",
+                         **extra})
+        return model_chases.predict(probes, row, l1, l2)
+
+    assert chase(2**30) == pytest.approx(8 * steps / (4000 + steps * 350))
+    assert chase(4 * 2**20) == pytest.approx(8 * steps / (4000 + steps * 140))
+    # 128 lines walked once first (from the L2), then every step an L1 hit
+    assert chase(16384) == pytest.approx(8 * steps / (4000 + 128 * 140 + steps * 16))
+    assert chase(2**30, family="tlb") == pytest.approx(8 * steps / (4000 + steps * 140))
+    assert chase(0, variant="loaded", sms="0") == pytest.approx(8 * steps / (4000 + steps * 350))
+    assert chase(0, variant="loaded", sms="16") is None  # the loaded curve is a parameter
+    assert model_chases.predict(None, pd.Series({"family": "latency", "variant": "chase"}),
+                                l1, l2) is None

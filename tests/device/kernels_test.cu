@@ -69,6 +69,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
   EXPECT_GE(per_family["cache"], 9 + 7);            // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
   EXPECT_GE(per_family["latency"], 2 * 5 + 7 + 5);  // 1 and 32 lanes to 256 MiB; 2 x 7 loads
+  EXPECT_EQ(per_family["model"], 3 * 2);            // L1, L2 and DRAM sets; one and 32 lanes
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);          // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   EXPECT_EQ(per_family["inflight"], 31 + 6);
@@ -158,7 +159,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_EQ(counters.count("rung"), c.name.find("/cub") == std::string::npos ? 1u : 0u);
       continue;
     }
-    if (family == "latency" || family == "tlb") {  // verify() checked where each walk ended
+    // verify() checked where each walk ended
+    if (family == "latency" || family == "tlb" || family == "model") {
       EXPECT_EQ(c.bytes_written, 0.0);
       EXPECT_GT(c.bytes_read, 0.0);
       EXPECT_GT(counters["latency_ns"], 1.0);

@@ -13,7 +13,7 @@ import pandas as pd
 
 TOLERANCE = 0.05  # the bar: measured / predicted within 5 %
 WIDE = 0.15  # ... and every one within 15 % or named with its reason
-ASIDE = ("ref", "peer")  # references, not predictions
+ASIDE = ("ref", "peer", "model")  # references and the calibration chases, not predictions
 
 
 @dataclass(frozen=True)

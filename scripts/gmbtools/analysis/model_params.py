@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
+from gmbtools.analysis.model_chases import ChaseProbes, probes_from
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
 # compute-capability limits); an architecture not listed is assumed to hold 2048.
@@ -53,6 +54,7 @@ SOURCES = {
     "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
                  "read/f32/ilp:1/grid:persistent"),
     "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
+    "chases": "model/chase",
 }
 ROUND_BYTES = {SOURCES["round_ns"][0]: 32 * 4, SOURCES["round_ns"][1]: 4}  # per warp, per thread
 
@@ -64,6 +66,7 @@ class Params:
     sms: int | None = None
     cc: float | None = None
     l2_bytes: float | None = None
+    l1_bytes: float | None = None  # the SM's L1 and shared memory
     read_gbs: float | None = None
     write_gbs: float | None = None
     copy_gbs: float | None = None
@@ -78,6 +81,7 @@ class Params:
     persistent_copy_gbs: float | None = None
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
+    chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -117,7 +121,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         rows = rows.loc[rows["family"] != without]
     ok = rows.loc[rows["error"].isin(["None", "nan", ""]) | rows["error"].isna()]
     p = Params(sms=_context(rows, "gpu_sms", int), cc=_context(rows, "gpu_cc", float),
-               l2_bytes=_context(rows, "gpu_l2_bytes", float))
+               l2_bytes=_context(rows, "gpu_l2_bytes", float),
+               l1_bytes=_context(rows, "gpu_l1_shared_per_sm_bytes", float))
     by_name = dict(zip(ok["name"], ok.index))
 
     def value(name: str, column: str = "gbs") -> float | None:
@@ -154,9 +159,10 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
             take(key, found[1], found[0])
     _scatter_terms(p, ok, take)
     _round_term(p, value, take)
+    take("chases", probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
     if p.block_slot_ns is None:
         _slot_from_grid(p, value, take)
-    _line_term(ok, take)
+    _line_term(p, ok, take)
     l2 = _l2_read(ok, p.l2_bytes)
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
@@ -222,9 +228,15 @@ def _slot_from_grid(p: Params, value, take) -> None:
          name)
 
 
-def _line_term(rows: pd.DataFrame, take) -> None:
+def _line_term(p: Params, rows: pd.DataFrame, take) -> None:
     """The wait for each further line of a warp's request: the idle chase of a warp's 32 lines
-    at once against one thread's, at the largest working set (DRAM), over the 31 more lines."""
+    at once against one thread's in DRAM, over the 31 more lines: the calibration chases, else
+    the latency family's at its largest working set."""
+    probes = p.chases
+    if probes is not None and {("dram", 1), ("dram", 32)} <= set(probes.ns):
+        take("line_ns", max(0.0, (probes.ns[("dram", 32)] - probes.ns[("dram", 1)]) / 31),
+             probes.names[("dram", 32)])
+        return
     chases = rows.loc[(rows["family"] == "latency") & (rows["variant"] == "chase")]
     if chases.empty or "ws" not in chases.columns:
         return

@@ -9,7 +9,7 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 
 import pandas as pd
 
-from gmbtools.analysis import model_bounds, model_params, model_shapes
+from gmbtools.analysis import model_bounds, model_chases, model_params, model_shapes
 
 OUT_COLUMNS = ("model_gbs", "model_bound")
 
@@ -29,10 +29,15 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
             for index, row in members.iterrows():
                 if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
                     continue
-                shape = model_shapes.shape_of(row)
-                if shape is None:
-                    continue
-                gbs, bound = model_bounds.predict(params, shape)
+                if family in model_chases.CHASE_FAMILIES:
+                    gbs = model_chases.predict(params.chases, row, params.l1_bytes,
+                                               params.l2_bytes)
+                    bound = model_bounds.LATENCY
+                else:
+                    shape = model_shapes.shape_of(row)
+                    if shape is None:
+                        continue
+                    gbs, bound = model_bounds.predict(params, shape)
                 if gbs is not None:
                     out.at[index, "model_gbs"] = gbs
                     out.at[index, "model_bound"] = bound

@@ -42,7 +42,7 @@ class BenchName:
 
 # Families whose result is a latency counter (latency_ns), not the bandwidth Google Benchmark
 # times: summaries and bandwidth figures leave them out.
-LATENCY_FAMILIES = ("latency", "tlb")
+LATENCY_FAMILIES = ("latency", "tlb", "model")
 
 
 def strip_suffixes(name: str, aggregate_name: str | None = None) -> str:

@@ -1,0 +1,94 @@
+"""The chases' prediction (`latency/chase/*`, `tlb/chase/*`, the idle `latency/loaded/*`): each step waits one round trip to
+the level that holds the working set, timed as the chase kernel runs (kernels/latency.cuh):
+a launch walks `STEPS` timed steps after walking a set of at most `STEPS` lines once untimed
+(each line comes from the L2 for the first lane that reaches it, from the L1 for the others),
+plus the launch's own time. Every number comes from the calibration chases of the `model/`
+family, one working set per level (`probes_from`), none from the families predicted.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+CHASE_FAMILIES = ("latency", "tlb")  # the families predicted here
+CALIBRATION = "model"  # the family of the calibration chases: model/chase/ws:W/lanes:L
+LINE = 128  # bytes per chase step's line (include/gmb/chase.hpp: kChaseLineBytes)
+STEPS = 2048  # timed steps per launch (benchmarks/builders/chase_chain.cuh: kStepsPerLaunch)
+ADDRESS_BYTES = 8  # what one step loads (bytes_read counts it)
+
+
+@dataclass
+class ChaseProbes:
+    """Latency per step by (level, lanes) and each launch's own time by lanes, in ns."""
+
+    ns: dict = field(default_factory=dict)
+    launch_ns: dict = field(default_factory=dict)
+    names: dict = field(default_factory=dict)  # (level, lanes) -> the probe's name
+
+
+def level_of(ws: float, l1_bytes: float | None, l2_bytes: float | None) -> str | None:
+    """The level that holds a hot working set: the L1 up to half its SM's on-chip memory, the
+    L2 up to half the L2 (one partition's share), DRAM past it."""
+    if l1_bytes is None or l2_bytes is None:
+        return None
+    if ws <= l1_bytes / 2:
+        return "l1"
+    return "l2" if ws <= l2_bytes / 2 else "dram"
+
+
+def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> ChaseProbes | None:
+    """The calibration chases of one file's medians (None without them). The launch's own time
+    is the DRAM probe's time per launch less its steps."""
+    chases = rows.loc[(rows["family"] == CALIBRATION) & (rows["variant"] == "chase")]
+    if chases.empty or not {"ws", "lanes", "latency_ns"} <= set(rows.columns):
+        return None
+    probes = ChaseProbes()
+    for _, row in chases.iterrows():
+        ws, lanes = (pd.to_numeric(row[key], errors="coerce") for key in ("ws", "lanes"))
+        ns, gbs = row["latency_ns"], row["gbs"]
+        level = None if pd.isna(ws) else level_of(float(ws), l1_bytes, l2_bytes)
+        if level is None or pd.isna(lanes) or not (ns > 0 and gbs > 0):
+            continue
+        probes.ns[(level, int(lanes))] = float(ns)
+        probes.names[(level, int(lanes))] = str(row["name"])
+        if level == "dram":
+            per_launch = int(lanes) * STEPS * ADDRESS_BYTES / float(gbs)
+            probes.launch_ns[int(lanes)] = max(0.0, per_launch - STEPS * float(ns))
+    return probes if probes.ns else None
+
+
+def predict(probes: ChaseProbes | None, row, l1_bytes, l2_bytes) -> float | None:
+    """GB/s of one chase row, or None where the run has no probe for it."""
+    if probes is None:
+        return None
+    if row["variant"] == "loaded":  # idle: the DRAM chase alone (under load: the curve itself)
+        idle = pd.to_numeric(row.get("sms"), errors="coerce") == 0
+        return _rate(probes, 1, "dram", warm_lines=0) if idle else None
+    if row["variant"] != "chase":
+        return None
+    if row["family"] == "tlb":  # one lane, loads past the L1 to lines the L2 holds
+        return _rate(probes, 1, "l2", warm_lines=0)
+    ws = pd.to_numeric(row.get("ws"), errors="coerce")
+    lanes = pd.to_numeric(row.get("lanes"), errors="coerce")
+    if pd.isna(ws) or pd.isna(lanes):
+        return None
+    lines = float(ws) / LINE
+    return _rate(probes, int(lanes), level_of(float(ws), l1_bytes, l2_bytes),
+                 warm_lines=lines if lines <= STEPS else 0)
+
+
+def _rate(probes: ChaseProbes, lanes: int, level: str | None, warm_lines: float) -> float | None:
+    step = probes.ns.get((level, lanes))
+    over = probes.launch_ns.get(lanes)
+    if step is None or over is None:
+        return None
+    warm = 0.0
+    if warm_lines:
+        l1, l2 = probes.ns.get(("l1", lanes)), probes.ns.get(("l2", lanes))
+        if l1 is None or l2 is None:
+            return None
+        first = warm_lines / lanes  # a miss for the first lane that reaches the line
+        warm = first * l2 + (warm_lines - first) * l1
+    ns = over + warm + STEPS * step
+    return lanes * STEPS * ADDRESS_BYTES / ns if ns > 0 and math.isfinite(ns) else None
