@@ -18,7 +18,9 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
                  "matrix", "reuse", "cache_op", "readonly", "vector", "transpose")
 
 
-TILED_RUNGS = ("copy", "tile_rows8", "best")  # transpose rungs of 32 x 8 threads per tile
+TILED_RUNGS = ("copy", "tile_rows8", "best")
+STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
+FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
 
 
 def _number(row, key: str, default=None):
@@ -57,6 +59,8 @@ def shape_of(row) -> Shape | None:
     if family in COPY_FAMILIES:
         word = _word(row)
         ilp = _number(row, "ilp", 1)
+        if family in STRUCT_FAMILIES:
+            word, ilp = _struct_loads(row)
         if family == "transpose" and row.get("op") in TILED_RUNGS:
             # 32 x 8 threads move a 32 x 32 tile: 4 loads each, of the width the traffic model
             # counts per lane (pairs: two elements)
@@ -71,6 +75,23 @@ def shape_of(row) -> Shape | None:
     return None
 
 
+def _struct_loads(row) -> tuple[float, float]:
+    """(bytes of one load, loads per thread) of the AoS and SoA kernels (kernels/aos.cuh): one
+    field is one 4-B load; all fields of a structure are its size in loads of its alignment
+    (p12: three 4-B loads), all fields of an SoA one 4-B load per field array, and the staged
+    AoS loads a structure's words, 4 B each, into shared memory."""
+    size = float(element_bytes(str(row.get("type"))) or 4)
+    fields = FIELDS.get(str(row.get("type")), size / 4)
+    if row.get("fields") == "one":
+        return 4.0, 1.0
+    if row["family"] == "soa":
+        return 4.0, fields
+    if row["family"] == "aos_staged":
+        return 4.0, size / 4
+    width = min(size, 16.0) if str(row.get("type")) != "p12" else 4.0
+    return width, size / width
+
+
 def _steps(row, word: float) -> tuple[float | None, float | None]:
     """Bytes between neighbouring lanes' loads and stores where they do not stream."""
     family, variant = row["family"], str(row["variant"])
@@ -83,6 +104,8 @@ def _steps(row, word: float) -> tuple[float | None, float | None]:
         return math.inf, None
     if family == "scatter":
         return None, math.inf
+    if family == "aos" and row.get("fields") == "one":  # one field per structure
+        return float(element_bytes(str(row.get("type"))) or 4), None
     if family == "matrix" and variant == "cols":
         step = (_number(row, "w", 0) + _number(row, "pad", 0)) * 4
         return step, step
