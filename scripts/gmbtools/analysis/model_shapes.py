@@ -50,6 +50,8 @@ def shape_of(row) -> Shape | None:
                      word_bytes=word)
     if family == "inflight" and row["variant"] in ("read", "copy"):
         return _inflight(row)
+    if family == "reduce":
+        return _reduce(row)
     if not known:
         return None
     if family == "readonly" and row["variant"] == "gather":
@@ -73,6 +75,29 @@ def shape_of(row) -> Shape | None:
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
     return None
+
+
+# The reduction ladder's loads (kernels/reduce.cuh, include/gmb/reduce_plan.hpp): (bytes of one
+# load, loads in flight per thread, grid). Rungs 0-2 load one element per thread, 3-5 two (the
+# first add), on a block per tile; 6 and 7 two per round of a resident grid, 8 two 16-B
+# vectors, 9 four; CUB (cub/device/device_reduce.cuh) 16 elements per thread in 16-B vectors.
+# The tree in shared memory after the loads is not modelled: the early rungs are bound by it.
+REDUCE_LOADS = {"interleaved_divergent": (4, 1, "full"), "interleaved_bank": (4, 1, "full"),
+                "sequential": (4, 1, "full"), "first_add": (4, 2, "full"),
+                "unroll_last_warp": (4, 2, "full"), "unroll_complete": (4, 2, "full"),
+                "many_per_thread": (4, 2, "persistent"), "shuffle": (4, 2, "persistent"),
+                "vector": (16, 2, "persistent"), "one_pass": (16, 4, "persistent"),
+                "cub": (16, 4, "persistent")}
+
+
+def _reduce(row) -> Shape | None:
+    loads = REDUCE_LOADS.get(str(row.get("op")))
+    if loads is None:
+        return None
+    word, ilp, grid = loads
+    # No traffic-model counters: every element read once, coalesced.
+    return Shape(op="read", load_bytes_per_thread=word * ilp, grid=grid, dram_bytes=1.0,
+                 efficiency=1.0, ld_sectors_per_req=word, word_bytes=word)
 
 
 def _struct_loads(row) -> tuple[float, float]:
