@@ -38,14 +38,18 @@ const std::vector<std::uint32_t>& host_table() {
 /// Launches timed apart for the warp-load rate (after the timed run: the rate beside the bytes).
 constexpr int kRateLaunches = 4;
 
+/// constant/read/distinct:D/ws:B/path:P, or model/constant/... for the model's calibration.
 template <constant_path Path>
-bench_case constant_case(environment& env, std::uint32_t distinct, std::uint32_t ws_bytes) {
+bench_case constant_case(environment& env, std::uint32_t distinct, std::uint32_t ws_bytes,
+                         bool calibration = false) {
   const std::size_t n = four_waves_of_threads(env, kConstantBlock);
   const constant_walk walk{distinct, ws_bytes / 4};
   const unsigned grid = static_cast<unsigned>(n / kConstantBlock);
   bench_case c;
-  c.name = bench_name("constant", "read",
-                      {{"distinct", distinct}, {"ws", ws_bytes}, {"path", name(Path)}});
+  const std::vector<name_param> params{
+      {"distinct", distinct}, {"ws", ws_bytes}, {"path", name(Path)}};
+  c.name = calibration ? bench_name("model", "constant", params)
+                       : bench_name("constant", "read", params);
   c.prepare = [](environment& e) {
     if (Path == constant_path::kConstant) {
       GMB_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_constant_table, host_table().data(),
@@ -84,6 +88,17 @@ constexpr std::uint32_t kLargestWs = kConstantTableWords * 4;  // the whole bank
 constexpr std::uint32_t kDistinct[] = {1, 2, 4, 8, 16, 32};
 
 }  // namespace
+
+std::vector<bench_case> constant_calibration_cases(environment& env) {
+  // A table of no sweep's size (512 B: within the first level like the curve's 1 KiB), one
+  // and 32 distinct words: the serialization's fixed and per-word costs.
+  std::vector<bench_case> cases;
+  if (four_waves_of_threads(env, kConstantBlock) == 0) return cases;
+  for (std::uint32_t d : {1u, 32u}) {
+    cases.push_back(constant_case<constant_path::kConstant>(env, d, kCurveWs / 2, true));
+  }
+  return cases;
+}
 
 std::vector<bench_case> constant_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;

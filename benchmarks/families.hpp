@@ -19,8 +19,12 @@ std::vector<bench_case> reuse_cases(environment& env, sweep s);
 std::vector<bench_case> cache_op_cases(environment& env, sweep s);
 std::vector<bench_case> working_set_cases(environment& env, sweep s);
 std::vector<bench_case> latency_cases(environment& env, sweep s);
-// The prediction model's calibration chases (benchmarks/latency.cu), registered first.
+// The prediction model's calibration (benchmarks/model_probes.cu), registered first, and its
+// probes, each made by the family whose kernel it runs.
 std::vector<bench_case> model_cases(environment& env, sweep s);
+std::vector<bench_case> chase_calibration_cases(environment& env);
+std::vector<bench_case> working_set_calibration_cases(environment& env);
+std::vector<bench_case> constant_calibration_cases(environment& env);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
 std::vector<bench_case> tlb_cases(environment& env, sweep s);
 std::vector<bench_case> transpose_cases(environment& env, sweep s);

@@ -18,8 +18,7 @@
 // chase). Quick: K = 0, 16, 32, 48, 64, 96 and all; full: every 8th K. The streams check every
 // element they read; copies, the first tile each stream wrote. Names:
 // latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32. The model family
-// (model/chase/ws:W/lanes:L) is the prediction model's calibration: the same chase at one working
-// set per level (docs/model.md), run first.
+// (benchmarks/model_probes.cu) chases here too: model/chase/ws:W/lanes:L.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -207,7 +206,7 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
 
 }  // namespace
 
-std::vector<bench_case> model_cases(environment& env, sweep) {
+std::vector<bench_case> chase_calibration_cases(environment& env) {
   // One working set per level, none of them a quick sweep's: 32 KiB (the L1), 2 MiB (the
   // L2), 1 GiB (DRAM), where the GPU has room for it.
   std::size_t free_bytes = 0, total_bytes = 0;

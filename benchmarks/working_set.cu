@@ -45,7 +45,9 @@ std::size_t resident_blocks(const environment& env) {
   return static_cast<std::size_t>(per_sm) * env.device().sms;
 }
 
-bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1) {
+/// cache/read/ws:B (with its carve-out suffix), or model/read/ws:B for the model's calibration.
+bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1,
+                            bool calibration = false) {
   auto* kernel = working_set_read<cache_op::kDefault>;
   const std::size_t blocks = resident_blocks(env);
   const std::size_t n = bytes / sizeof(float4);
@@ -56,8 +58,9 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1)
   }
 
   bench_case c;
-  c.name =
-      bench_name("cache", "read", {{"ws", static_cast<long long>(bytes)}}) + carveout_suffix(l1);
+  const std::vector<name_param> params{{"ws", static_cast<long long>(bytes)}};
+  c.name = calibration ? bench_name("model", "read", params)
+                       : bench_name("cache", "read", params) + carveout_suffix(l1);
   c.prepare = [kernel, l1](environment& e) {
     prefer_carveout(kernel, l1);
     e.in().fill(kInputPattern, e.stream());
@@ -81,6 +84,17 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1)
 }
 
 }  // namespace
+
+std::vector<bench_case> working_set_calibration_cases(environment& env) {
+  // Sets of no sweep's size: 40 KiB (read from the L1) and 10 MiB (from the L2, where it holds
+  // twice that).
+  std::vector<bench_case> cases{working_set_case(env, 40 * 1024, l1_carveout::kUnset, true)};
+  const std::size_t l2_set = 10 * kMiB;
+  if (2 * l2_set <= env.device().l2_bytes) {
+    cases.push_back(working_set_case(env, l2_set, l1_carveout::kUnset, true));
+  }
+  return cases;
+}
 
 std::vector<bench_case> working_set_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;

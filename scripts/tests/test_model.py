@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_params,
-                               model_predict, model_shapes)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_onchip,
+                               model_params, model_predict, model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
 from gmbtools.present import model_section, summary
 from gmbtools.present.figures import model as model_figure
+from gmbtools.present.figures import model_fit
 
 REPO = Path(__file__).resolve().parents[2]
 H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261125-152107/default.json.gz"
@@ -149,8 +150,7 @@ def test_the_section_and_the_figure_show_the_check(h100):
                for line in lines)
     drawn = model_figure(h100)
     assert len(drawn.data) == check.predicted
-    assert set(drawn.data["model_bound"]) <= {model_bounds.DRAM, model_bounds.LATENCY,
-                                              model_bounds.BLOCKS, model_bounds.L2}
+    assert set(drawn.data["model_bound"]) <= set(model_fit.BOUND_COLORS)
 
 
 def test_a_model_that_cannot_be_computed_leaves_the_rest_of_the_summary(monkeypatch):
@@ -193,3 +193,30 @@ def test_a_chase_waits_on_the_level_that_holds_its_set_and_its_launch():
     assert chase(0, variant="loaded", sms="16") is None  # the loaded curve is a parameter
     assert model_chases.predict(None, pd.Series({"family": "latency", "variant": "chase"}),
                                 l1, l2) is None
+
+
+def test_hot_reads_run_at_the_level_that_holds_them_and_constant_loads_serialize():
+    probes = model_onchip.OnChipProbes(read_gbs={"l1": 20000.0, "l2": 8000.0},
+                                       constant_gbs={1: 15000.0, 32: 500.0})
+    l1, l2 = 256 * 1024, 50 * 2**20
+
+    def hot(ws, **extra):
+        row = pd.Series({"family": "cache", "variant": "read", "ws": str(ws), **extra})
+        return model_onchip.hot_read(probes, row, l1, l2, 9.0, 3000.0)
+
+    assert hot(65536) == 20000.0
+    assert hot(2**20) == pytest.approx(1 / (0.25 / 20000 + 0.75 / 8000))  # a quarter in L1
+    assert hot(2**30) == 3000.0
+    # the smallest carve-out leaves 256 - 228 KiB of L1 on Hopper
+    assert hot(16384, l1="small") == 20000.0
+    assert hot(57344, l1="small") == pytest.approx(1 / (0.5 / 20000 + 0.5 / 8000))
+
+    def constant(distinct, ws=1024):
+        row = pd.Series({"family": "constant", "variant": "read", "distinct": str(distinct),
+                         "ws": str(ws), "path": "constant"})
+        return model_onchip.constant_load(probes, row)
+
+    per_word = (1 / 500 - 1 / 15000) / 31
+    assert constant(4) == pytest.approx(1 / (1 / 15000 + 3 * per_word))
+    assert constant(32) == pytest.approx(500.0)
+    assert constant(1, ws=65536) is None  # past the first level: not modelled

@@ -33,6 +33,7 @@ GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
 READ_PAGE, WRITE_PAGE = 1024, 256
 
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
+CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,11 @@ class Shape:
     @property
     def lines_per_round(self) -> float:
         """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
-        only within 128 B; otherwise whole lines of its sectors."""
+        only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2)."""
         if self.read_step is not None:
             lines = 32.0 if not math.isfinite(self.read_step) else min(32.0, max(1.0, self.read_step / 4))
         else:
-            lines = max(1.0, (self.ld_sectors_per_req or 4.0) / 4)
+            lines = max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
         return lines * max(1.0, self.load_bytes_per_thread / self.word_bytes)
 
     @property

@@ -28,11 +28,12 @@ class ChaseProbes:
 
 
 def level_of(ws: float, l1_bytes: float | None, l2_bytes: float | None) -> str | None:
-    """The level that holds a hot working set: the L1 up to half its SM's on-chip memory, the
-    L2 up to half the L2 (one partition's share), DRAM past it."""
+    """The level that holds a hot working set: the L1 up to its size (`l1_bytes`: the SM's
+    unified L1 and shared memory, or what a carve-out leaves), the L2 up to half its size (a
+    line read by every SM is held in both partitions), DRAM past it."""
     if l1_bytes is None or l2_bytes is None:
         return None
-    if ws <= l1_bytes / 2:
+    if ws <= l1_bytes:
         return "l1"
     return "l2" if ws <= l2_bytes / 2 else "dram"
 

@@ -12,7 +12,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`read/f32/ilp:1/grid:full`: its round less the latency and the start wait) |
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
-| `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `cache/read/ws:S` |
+| `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
 
@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
+from gmbtools.analysis import model_onchip
 from gmbtools.analysis.model_chases import ChaseProbes, probes_from
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -82,6 +83,7 @@ class Params:
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
+    onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -160,10 +162,13 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     _scatter_terms(p, ok, take)
     _round_term(p, value, take)
     take("chases", probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
+    take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
     if p.block_slot_ns is None:
         _slot_from_grid(p, value, take)
     _line_term(p, ok, take)
     l2 = _l2_read(ok, p.l2_bytes)
+    if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
+        l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
     return p

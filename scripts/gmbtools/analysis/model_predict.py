@@ -9,7 +9,7 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 
 import pandas as pd
 
-from gmbtools.analysis import model_bounds, model_chases, model_params, model_shapes
+from gmbtools.analysis import model_bounds, model_chases, model_onchip, model_params, model_shapes
 
 OUT_COLUMNS = ("model_gbs", "model_bound")
 
@@ -33,6 +33,13 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
                     gbs = model_chases.predict(params.chases, row, params.l1_bytes,
                                                params.l2_bytes)
                     bound = model_bounds.LATENCY
+                elif family == "cache":
+                    gbs = model_onchip.hot_read(params.onchip, row, params.l1_bytes,
+                                                params.l2_bytes, params.cc,
+                                                params.persistent_read_gbs or params.read_gbs)
+                    bound = model_bounds.CACHE
+                elif family == "constant":
+                    gbs, bound = model_onchip.constant_load(params.onchip, row), model_bounds.CACHE
                 else:
                     shape = model_shapes.shape_of(row)
                     if shape is None:

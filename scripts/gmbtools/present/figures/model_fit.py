@@ -9,7 +9,8 @@ from gmbtools.analysis import model_bounds, model_check
 from gmbtools.present.plotkit import Drawn, Skip, flavors_of, footnote, new_figure, set_title
 
 BOUND_COLORS = {model_bounds.DRAM: "tab:blue", model_bounds.LATENCY: "tab:orange",
-                model_bounds.BLOCKS: "tab:green", model_bounds.L2: "tab:purple"}
+                model_bounds.BLOCKS: "tab:green", model_bounds.L2: "tab:purple",
+                model_bounds.CACHE: "tab:red"}
 
 
 def model(medians: pd.DataFrame) -> Drawn:

@@ -1,0 +1,26 @@
+// The model family: the prediction model's calibration (docs/model.md), a few probes that the
+// scripts' model (scripts/gmbtools/analysis/model_params.py) reads its per-GPU parameters from,
+// each at a size no family's sweep has, so no benchmark is predicted from a twin of itself:
+// - model/chase/ws:W/lanes:L: the pointer chase (benchmarks/latency.cu) at 32 KiB, 2 MiB and
+//   1 GiB (the L1, the L2, DRAM), one and 32 lanes: each level's latency and a launch's time;
+// - model/read/ws:W: hot reads of a working set (benchmarks/working_set.cu) of 40 KiB and
+//   10 MiB: the L1's and the L2's rate to the SMs;
+// - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
+//   the constant cache's cost per warp load and per distinct word.
+// Each is verified as its family verifies it.
+#include <vector>
+
+#include "benchmarks/families.hpp"
+
+namespace gmb {
+
+std::vector<bench_case> model_cases(environment& env, sweep) {
+  std::vector<bench_case> cases;
+  for (auto probes :
+       {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases}) {
+    for (auto& c : probes(env)) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+}  // namespace gmb
