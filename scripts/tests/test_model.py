@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_onchip,
-                               model_params, model_predict, model_shapes)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_launches,
+                               model_onchip, model_params, model_predict, model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
@@ -25,7 +25,8 @@ FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 def params(**values) -> model_params.Params:
     base = dict(sms=100, cc=9.0, read_gbs=3000.0, write_gbs=3200.0, copy_gbs=2800.0,
-                read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=200.0)
+                read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=150.0,
+                load_slot_ns=200.0)
     return model_params.Params(**{**base, **values})
 
 
@@ -64,7 +65,7 @@ def test_loads_on_a_persistent_grid_follow_littles_law():
     gbs, bound = model_bounds.predict(params(), shape)
     assert bound == model_bounds.LATENCY
     assert gbs == pytest.approx(100 * 2048 * 4 / 400, rel=1e-6)
-    # a full grid adds the empty block's slot and the wait for its start: 400 + 200 + 100/1.6
+    # a full grid adds a loading block's slot and the wait for its start: 400 + 200 + 100/1.6
     full = model_bounds.bounds(params(), Shape(op="read", load_bytes_per_thread=4, grid="full",
                                                dram_bytes=1e9, efficiency=1.0))
     assert full[model_bounds.LATENCY] == pytest.approx(100 * 2048 * 4 / 662.5, rel=1e-6)
@@ -96,7 +97,7 @@ def test_no_prediction_uses_a_number_its_own_family_measured(h100):
         without = h100.loc[h100["family"] != family]
         p = model_params.params_from(without)
         for _, row in members.iterrows():
-            gbs, _ = model_bounds.predict(p, model_shapes.shape_of(row))
+            gbs, _ = model_predict.predict_row(p, row)
             assert gbs == pytest.approx(row["model_gbs"], rel=0.01), row["name"]
 
 
@@ -220,3 +221,12 @@ def test_hot_reads_run_at_the_level_that_holds_them_and_constant_loads_serialize
     assert constant(4) == pytest.approx(1 / (1 / 15000 + 3 * per_word))
     assert constant(32) == pytest.approx(500.0)
     assert constant(1, ws=65536) is None  # past the first level: not modelled
+
+
+def test_empty_blocks_start_at_the_gpus_rate_or_as_their_slots_free():
+    def blocks(bpsm):
+        row = pd.Series({"family": "inflight", "variant": "blocks", "bpsm": str(bpsm)})
+        return model_launches.blocks_gbs(1.6, 200.0, 100, row)
+    assert blocks(1) == pytest.approx(4 * 100 / 200.0)  # each SM's one slot turns every 200 ns
+    assert blocks(8) == pytest.approx(4 * 1.6)  # the GPU's start rate
+    assert model_launches.blocks_gbs(None, 200.0, 100, pd.Series({"bpsm": "1"})) is None

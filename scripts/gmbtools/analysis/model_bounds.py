@@ -133,7 +133,7 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
         slot += p.round_ns or 0.0
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
-        slot += (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
+        slot += (p.load_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
     logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
     gbs = solve(threads * s.load_bytes_per_thread, p.sms, peak, logical_curve, extra_ns=slot,

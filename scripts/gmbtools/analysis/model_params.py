@@ -9,7 +9,8 @@ number measured by the benchmark it predicts (docs/model.md):
 | `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
 | `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` |
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
-| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`read/f32/ilp:1/grid:full`: its round less the latency and the start wait) |
+| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`load_slot_ns`) |
+| `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
@@ -45,6 +46,7 @@ SOURCES = {
     "copy_gbs": "ref/memcpy_d2d",
     "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
     "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
+    "load_slot_ns": ("read/f32/ilp:1/grid:full",),
     "l2_gbs": "cache/read/ws:",
     "scatter_read": ("gather/random", "stride/f32/read/s:1024"),
     "scatter_write": ("scatter/random", "stride/f32/write/s:1024"),
@@ -75,6 +77,7 @@ class Params:
     copy_curve: LoadedCurve | None = None
     block_rate: float | None = None  # blocks per ns
     block_slot_ns: float | None = None
+    load_slot_ns: float | None = None  # ... a block that loads and stores
     l2_gbs: float | None = None
     scatter_read: float | None = None  # extra ns per DRAM byte of loads one per DRAM page
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
@@ -163,8 +166,11 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     _round_term(p, value, take)
     take("chases", probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
     take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
-    if p.block_slot_ns is None:
-        _slot_from_grid(p, value, take)
+    _slot_from_grid(p, value, take, SOURCES["load_slot_ns"][0], "load_slot_ns")
+    if p.block_slot_ns is None and p.load_slot_ns is not None:
+        take("block_slot_ns", p.load_slot_ns, p.sources["load_slot_ns"])
+    if p.load_slot_ns is None and p.block_slot_ns is not None:
+        take("load_slot_ns", p.block_slot_ns, p.sources["block_slot_ns"])
     _line_term(p, ok, take)
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
@@ -221,16 +227,16 @@ def _round_term(p: Params, value, take) -> None:
         return
 
 
-def _slot_from_grid(p: Params, value, take) -> None:
-    """An empty block's slot time, else from a full grid of one 4-B load per thread: its round
-    less the loaded latency at its bandwidth and its wait among the SM's block starts."""
-    name = SOURCES["block_slot_ns"][1]
+def _slot_from_grid(p: Params, value, take, name: str, key: str) -> bool:
+    """How long a block that loads holds its slot: a full grid of one 4-B load per thread
+    (`name`), its round less the loaded latency at its bandwidth and its wait among the SM's
+    block starts. False where the run lacks it."""
     gbs = value(name)
     if not gbs or p.read_curve is None or not p.sms or not p.block_rate:
-        return
+        return False
     round_ns = p.threads_per_sm * 4 * p.sms / gbs
-    take("block_slot_ns", max(0.0, round_ns - p.read_curve.latency(gbs) - p.sms / p.block_rate),
-         name)
+    take(key, max(0.0, round_ns - p.read_curve.latency(gbs) - p.sms / p.block_rate), name)
+    return True
 
 
 def _line_term(p: Params, rows: pd.DataFrame, take) -> None:

@@ -9,7 +9,8 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 
 import pandas as pd
 
-from gmbtools.analysis import model_bounds, model_chases, model_onchip, model_params, model_shapes
+from gmbtools.analysis import (model_bounds, model_chases, model_launches, model_onchip,
+                               model_params, model_shapes)
 
 OUT_COLUMNS = ("model_gbs", "model_bound")
 
@@ -29,23 +30,28 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
             for index, row in members.iterrows():
                 if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
                     continue
-                if family in model_chases.CHASE_FAMILIES:
-                    gbs = model_chases.predict(params.chases, row, params.l1_bytes,
-                                               params.l2_bytes)
-                    bound = model_bounds.LATENCY
-                elif family == "cache":
-                    gbs = model_onchip.hot_read(params.onchip, row, params.l1_bytes,
-                                                params.l2_bytes, params.cc,
-                                                params.persistent_read_gbs or params.read_gbs)
-                    bound = model_bounds.CACHE
-                elif family == "constant":
-                    gbs, bound = model_onchip.constant_load(params.onchip, row), model_bounds.CACHE
-                else:
-                    shape = model_shapes.shape_of(row)
-                    if shape is None:
-                        continue
-                    gbs, bound = model_bounds.predict(params, shape)
+                gbs, bound = predict_row(params, row)
                 if gbs is not None:
                     out.at[index, "model_gbs"] = gbs
                     out.at[index, "model_bound"] = bound
     return out
+
+
+def predict_row(params: model_params.Params, row) -> tuple[float | None, str | None]:
+    """(GB/s, bound) of one medians row from `params`, or (None, None) without a model."""
+    family = row["family"]
+    if family in model_chases.CHASE_FAMILIES:
+        gbs = model_chases.predict(params.chases, row, params.l1_bytes, params.l2_bytes)
+        return gbs, model_bounds.LATENCY
+    if family == "cache":
+        dram = params.persistent_read_gbs or params.read_gbs
+        gbs = model_onchip.hot_read(params.onchip, row, params.l1_bytes, params.l2_bytes,
+                                    params.cc, dram)
+        return gbs, model_bounds.CACHE
+    if family == "constant":
+        return model_onchip.constant_load(params.onchip, row), model_bounds.CACHE
+    if family == "inflight" and row["variant"] == "blocks":
+        gbs = model_launches.blocks_gbs(params.block_rate, params.block_slot_ns, params.sms, row)
+        return gbs, model_bounds.BLOCKS
+    shape = model_shapes.shape_of(row)
+    return (None, None) if shape is None else model_bounds.predict(params, shape)
