@@ -19,7 +19,7 @@ from gmbtools.present.figures import model as model_figure
 from gmbtools.present.figures import model_fit
 
 REPO = Path(__file__).resolve().parents[2]
-H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261125-152107/default.json.gz"
+H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261126-203817-model/default.json.gz"
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 
@@ -115,9 +115,16 @@ def test_every_parameter_names_its_source_and_none_comes_from_the_family_it_pred
     assert whole.sources["round_ns"].startswith("inflight/read/w:4/ilp:1/block:32/bpsm:1/")
     # the same warp's round from either source, within 15 ns (H100: 44 and 54 ns)
     assert abs(whole.round_ns - q.round_ns) < 15
-    assert whole.sources["line_ns"] == "latency/chase/ws:17179869184/lanes:32"
+    assert whole.sources["line_ns"] == "model/chase/ws:1073741824/lanes:32"
     assert 0 < whole.line_ns < 20
-    assert "line_ns" not in model_params.params_from(h100, without="latency").sources
+    # without the calibration, the latency family's own largest set; without both, none
+    assert model_params.params_from(h100, without="model").sources["line_ns"] == \
+        "latency/chase/ws:17179869184/lanes:32"
+    assert "line_ns" not in model_params.params_from(
+        h100.loc[h100["family"] != "model"], without="latency").sources
+    assert whole.sources["l2_gbs"] == "model/read/ws:10485760"
+    assert set(whole.chases.ns) == {(level, lanes) for level in ("l1", "l2", "dram")
+                                    for lanes in (1, 32)}
 
 
 def test_a_warps_round_counts_the_lines_it_waits_for():
@@ -133,7 +140,8 @@ def test_a_warps_round_counts_the_lines_it_waits_for():
 
 def test_the_check_counts_every_benchmark_and_sets_references_aside(h100):
     (check,) = model_check.check(h100)
-    counted = h100.loc[~h100["family"].isin(["ref", "peer"])]
+    assert {"ref", "peer", "model"} <= set(model_check.ASIDE)
+    counted = h100.loc[~h100["family"].isin(model_check.ASIDE)]
     assert check.benchmarks == len(counted)
     assert check.predicted == int(counted["model_gbs"].notna().sum())
     ratio = counted["gbs"] / counted["model_gbs"]
