@@ -238,3 +238,16 @@ def test_empty_blocks_start_at_the_gpus_rate_or_as_their_slots_free():
     assert blocks(1) == pytest.approx(4 * 100 / 200.0)  # each SM's one slot turns every 200 ns
     assert blocks(8) == pytest.approx(4 * 1.6)  # the GPU's start rate
     assert model_launches.blocks_gbs(None, 200.0, 100, pd.Series({"bpsm": "1"})) is None
+
+
+def test_a_kernel_that_stores_one_word_per_structure_moves_its_own_mix():
+    # 16 B read, 4 B written per thread: a fifth of the bytes are stores
+    shape = Shape(op="copy", load_bytes_per_thread=16, grid="full", dram_bytes=20.0,
+                  efficiency=1.0, store_bytes_per_thread=4, ld_sectors_per_req=16)
+    assert shape.factor == pytest.approx(1.25)
+    assert shape.dram_split == pytest.approx((16.0, 4.0))
+    # four loads of one structure's words share their sectors in the L1; not with -dlcm=cg
+    p = params(l2_gbs=8000.0)
+    assert model_bounds.L2 not in model_bounds.bounds(p, shape)
+    cg = Shape(**{**shape.__dict__, "l1_reuse": False})
+    assert model_bounds.bounds(p, cg)[model_bounds.L2] == pytest.approx(8000.0 / 4 * 1.25)

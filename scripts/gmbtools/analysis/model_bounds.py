@@ -51,6 +51,8 @@ class Shape:
     resident_threads: int | None = None  # per SM; None: the SM's most
     read_step: float | None = None  # bytes between neighbouring lanes' loads (None: streaming)
     write_step: float | None = None  # ... stores
+    store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
+    l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
 
     @property
     def logical_bytes(self) -> float:
@@ -59,16 +61,23 @@ class Shape:
     @property
     def lines_per_round(self) -> float:
         """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
-        only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2)."""
+        only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2),
+        each load apart, at most the lines of the distinct bytes the round brings (loads of
+        one structure's fields share theirs)."""
+        loads = max(1.0, self.load_bytes_per_thread / self.word_bytes)
         if self.read_step is not None:
-            lines = 32.0 if not math.isfinite(self.read_step) else min(32.0, max(1.0, self.read_step / 4))
-        else:
-            lines = max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
-        return lines * max(1.0, self.load_bytes_per_thread / self.word_bytes)
+            step = self.read_step
+            return loads * (32.0 if not math.isfinite(step) else min(32.0, max(1.0, step / 4)))
+        lines = loads * max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
+        distinct = 32 * self.load_bytes_per_thread / max(self.efficiency, 1e-9)
+        return min(lines, max(1.0, math.ceil(distinct / 128 - 1e-9)))
 
     @property
     def factor(self) -> float:
-        """Logical bytes moved per logical byte loaded: 2 for a copy (each read is written)."""
+        """Logical bytes moved per logical byte loaded: 2 for a copy (each read is written), or
+        what its own stores add."""
+        if self.op == "copy" and self.store_bytes_per_thread is not None:
+            return 1.0 + self.store_bytes_per_thread / self.load_bytes_per_thread
         return {"read": 1.0, "write": 0.0, "copy": 2.0}[self.op]
 
     @property
@@ -82,6 +91,8 @@ class Shape:
         if self.op == "write":
             return 0.0, self.dram_bytes
         half = min(self.logical_bytes / 2, self.dram_bytes)
+        if self.store_bytes_per_thread is not None:  # the stores' share, streaming
+            half = min(self.logical_bytes * (1 - 1 / self.factor), self.dram_bytes)
         if self.write_step is not None and self.read_step is None:
             return half, self.dram_bytes - half
         if self.write_step is not None and self.read_step is not None:
@@ -107,8 +118,12 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
         if curve is not None:
             out[LATENCY] = _littles_law(p, s, curve, out.get(DRAM, math.inf))
     if s.op != "write" and p.l2_gbs and s.ld_sectors_per_req:
-        useful = 32 * s.word_bytes  # one warp load's useful bytes
-        moved = s.ld_sectors_per_req * SECTOR
+        # a warp round's useful bytes against the sectors it brings from the L2; the L1 serves
+        # the sectors the round's loads share (one structure's fields, a stencil's neighbours)
+        useful = 32 * s.load_bytes_per_thread
+        moved = s.ld_sectors_per_req * SECTOR * s.load_bytes_per_thread / s.word_bytes
+        if s.l1_reuse:
+            moved = min(moved, max(useful / max(s.efficiency, 1e-9), SECTOR))
         if moved > useful:
             out[L2] = p.l2_gbs * useful / moved * max(s.factor, 1.0)
     return out

@@ -20,6 +20,7 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
 
 TILED_RUNGS = ("copy", "tile_rows8", "best")
 STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
+ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
 
 
@@ -63,14 +64,20 @@ def shape_of(row) -> Shape | None:
         ilp = _number(row, "ilp", 1)
         if family in STRUCT_FAMILIES:
             word, ilp = _struct_loads(row)
+        if family == "reuse" and row["variant"] == "aos":  # one structure's words, 4 B each
+            word, ilp = 4.0, _number(row, "bytes", 4) / 4
         if family == "transpose" and row.get("op") in TILED_RUNGS:
             # 32 x 8 threads move a 32 x 32 tile: 4 loads each, of the width the traffic model
             # counts per lane (pairs: two elements)
             word, ilp = float(sectors or word), 4
         read_step, write_step = _steps(row, word)
+        # kernels that combine their loads into one 4-B word per thread (kernels/aos.cuh,
+        # kernels/reuse.cuh): their bytes read are distinct, their stores 4 B
+        store = 4.0 if family in ONE_WORD_STORES else None
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
-                     read_step=read_step, write_step=write_step)
+                     read_step=read_step, write_step=write_step, store_bytes_per_thread=store,
+                     l1_reuse=row.get("flavor") != "cg")
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
