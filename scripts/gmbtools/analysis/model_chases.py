@@ -29,13 +29,13 @@ class ChaseProbes:
 
 def level_of(ws: float, l1_bytes: float | None, l2_bytes: float | None) -> str | None:
     """The level that holds a hot working set: the L1 up to its size (`l1_bytes`: the SM's
-    unified L1 and shared memory, or what a carve-out leaves), the L2 up to half its size (a
-    line read by every SM is held in both partitions), DRAM past it."""
+    unified L1 and shared memory, or what a carve-out leaves), the L2 up to its size, DRAM
+    past it."""
     if l1_bytes is None or l2_bytes is None:
         return None
     if ws <= l1_bytes:
         return "l1"
-    return "l2" if ws <= l2_bytes / 2 else "dram"
+    return "l2" if ws <= l2_bytes else "dram"
 
 
 def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> ChaseProbes | None:
