@@ -87,11 +87,12 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1,
 
 std::vector<bench_case> working_set_calibration_cases(environment& env) {
   // Sets of no sweep's size: 40 KiB (read from the L1) and 10 MiB (from the L2, where it holds
-  // twice that).
-  std::vector<bench_case> cases{working_set_case(env, 40 * 1024, l1_carveout::kUnset, true)};
-  const std::size_t l2_set = 10 * kMiB;
-  if (2 * l2_set <= env.device().l2_bytes) {
-    cases.push_back(working_set_case(env, l2_set, l1_carveout::kUnset, true));
+  // twice that), each where the input array holds it.
+  std::vector<bench_case> cases;
+  for (std::size_t set : {std::size_t(40) << 10, std::size_t(10) * kMiB}) {
+    const bool l2_probe = set > kMiB;
+    if (set > env.array_bytes() || (l2_probe && 2 * set > env.device().l2_bytes)) continue;
+    cases.push_back(working_set_case(env, set, l1_carveout::kUnset, true));
   }
   return cases;
 }
