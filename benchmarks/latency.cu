@@ -7,18 +7,19 @@
 // the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every launch
 // since the case's preparation: latency_ns and latency_cycles per load, sm_clock_mhz = cycles
 // / ns (the clock the run had, not the maximum). Sets within the L2 run hot; larger ones are
-// flushed before every timed iteration (building the chain leaves lines in the L2). Every run is
-// verified: each lane must end on the line the host computes. Loaded latency
-// (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for CPUs: one thread
-// chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own while K other SMs
-// stream reads, or copies (load:copy: DRAM then turns between reads and writes), one 1024-thread
-// block each, two 16-B loads in flight per thread, from K = 0 (idle) to every other SM, the same K
-// SMs in every launch, spread evenly (gmb/loaded_roles.hpp); load_gbs is what the streams moved
-// (read + written) while they streamed, over every timed launch (their lifetimes span the timed
-// chase). Quick: K = 0, 16, 32, 48, 64, 96 and all; full: every 8th K. The streams check every
-// element they read; copies, the first tile each stream wrote. Names:
-// latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32. The model family
-// (benchmarks/model_probes.cu) chases here too: model/chase/ws:W/lanes:L.
+// flushed before every timed iteration (building the chain leaves lines in the L2). Every run
+// is verified: each lane must end on the line the host computes.
+// Loaded latency (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for
+// CPUs: one thread chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own
+// while K other SMs stream reads, or copies (load:copy: DRAM then turns between reads and
+// writes), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
+// to every other SM, the same K SMs in every launch, spread evenly (gmb/loaded_roles.hpp);
+// load_gbs is what the streams moved (read + written) while they streamed, over every timed
+// launch (their lifetimes span the timed chase). Quick: K = 0, 16, 32, 48, 64, 96 and all;
+// full: every 8th K.
+// The streams check every element they read; copies, the first tile each stream wrote.
+// Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
+// The model family's chases (benchmarks/model_probes.cu) are made here: model/chase/ws:W/lanes:L.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -41,6 +42,13 @@ namespace {
 
 constexpr std::size_t kMemoryReserve = 1024 * kMiB;
 constexpr std::size_t kLargestSet = std::size_t(64) << 30;
+
+/// Bytes a chain may take: what the GPU has free, less a reserve for the run's own buffers.
+std::size_t chain_budget() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes > kMemoryReserve ? free_bytes - kMemoryReserve : 0;
+}
 
 /// latency/chase/ws:W/lanes:L, or model/chase/... for the model's calibration (`calibration`).
 bench_case chase_case(environment& env, std::size_t set_bytes, unsigned lanes,
@@ -207,22 +215,20 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
 }  // namespace
 
 std::vector<bench_case> chase_calibration_cases(environment& env) {
-  // One working set per level, none of them a quick sweep's: 32 KiB (the L1), 2 MiB (the
-  // L2), 1 GiB (DRAM), where the GPU has room for it.
-  std::size_t free_bytes = 0, total_bytes = 0;
-  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // One working set per level, none of them a quick sweep's (a chain is a power of two, so
+  // the full sweep has them too): 32 KiB (the L1), 2 MiB (the L2), 1 GiB (DRAM), where the
+  // GPU has room for it.
+  const std::size_t budget = chain_budget();
   std::vector<bench_case> cases;
   for (std::size_t bytes : {std::size_t(32) << 10, std::size_t(2) << 20, std::size_t(1) << 30}) {
-    if (bytes + kMemoryReserve > free_bytes) continue;
+    if (bytes > budget) continue;
     for (unsigned lanes : {1u, 32u}) cases.push_back(chase_case(env, bytes, lanes, true));
   }
   return cases;
 }
 
 std::vector<bench_case> latency_cases(environment& env, sweep s) {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t budget = free_bytes > kMemoryReserve ? free_bytes - kMemoryReserve : 0;
+  const std::size_t budget = chain_budget();
   std::vector<std::size_t> sets;
   if (s == sweep::kQuick) {
     for (std::size_t kib : {16, 128, 1024, 4 * 1024, 256 * 1024, 2048 * 1024, 16384 * 1024}) {

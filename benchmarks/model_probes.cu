@@ -1,6 +1,8 @@
 // The model family: the prediction model's calibration (docs/model.md), a few probes that the
 // scripts' model (scripts/gmbtools/analysis/model_params.py) reads its per-GPU parameters from,
-// each at a size no family's sweep has, so no benchmark is predicted from a twin of itself:
+// each at a size the default (quick) sweeps do not run, so no benchmark of a default run is
+// predicted from a twin of itself (a chain is a power of two: the full latency sweep has the
+// chases' sizes too):
 // - model/chase/ws:W/lanes:L: the pointer chase (benchmarks/latency.cu) at 32 KiB, 2 MiB and
 //   1 GiB (the L1, the L2, DRAM), one and 32 lanes: each level's latency and a launch's time;
 // - model/read/ws:W: hot reads of a working set (benchmarks/working_set.cu) of 40 KiB and

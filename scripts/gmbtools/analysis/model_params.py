@@ -227,16 +227,15 @@ def _round_term(p: Params, value, take) -> None:
         return
 
 
-def _slot_from_grid(p: Params, value, take, name: str, key: str) -> bool:
+def _slot_from_grid(p: Params, value, take, name: str, key: str) -> None:
     """How long a block that loads holds its slot: a full grid of one 4-B load per thread
     (`name`), its round less the loaded latency at its bandwidth and its wait among the SM's
-    block starts. False where the run lacks it."""
+    block starts (nothing where the run lacks it)."""
     gbs = value(name)
     if not gbs or p.read_curve is None or not p.sms or not p.block_rate:
-        return False
+        return
     round_ns = p.threads_per_sm * 4 * p.sms / gbs
     take(key, max(0.0, round_ns - p.read_curve.latency(gbs) - p.sms / p.block_rate), name)
-    return True
 
 
 def _line_term(p: Params, rows: pd.DataFrame, take) -> None:
