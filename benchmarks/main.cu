@@ -26,6 +26,7 @@
 #include "gmb/result_file.hpp"
 #include "gmb/screen.hpp"
 #include "gmb/sizing.hpp"
+#include "gmb/stop_gate.hpp"
 #include "gmb/stop_signal.hpp"
 #include "gmb/traffic_model.hpp"
 
@@ -251,7 +252,10 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
     } else {
       if (arg == "--help" || arg == "-h") print_usage();
       if (arg.rfind("--benchmark_min_time", 0) == 0) opt.user_min_time = true;
-      if (arg.rfind("--benchmark_out=", 0) == 0) opt.out = arg.substr(16);
+      if (arg.rfind("--benchmark_out=", 0) == 0) {
+        opt.out = arg.substr(16);
+        continue;  // the file is run_registered's (below)
+      }
       if (arg.rfind("--benchmark_out_format=", 0) == 0) opt.out_format = arg.substr(23);
       rest.push_back(argv[i]);
     }
@@ -268,6 +272,11 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   // with BENCHMARK_FILTER set.
   static char run_all[] = "--benchmark_filter=.";
   rest.push_back(run_all);
+  // Google Benchmark opens --benchmark_out itself (and truncates it); gmembench writes the file
+  // through an output_file, so the library's copy goes nowhere. It still needs the flag to
+  // take a file reporter, and refuses an unknown --benchmark_out_format itself.
+  static char nowhere[] = "--benchmark_out=/dev/null";
+  if (!opt.out.empty()) rest.push_back(nowhere);
   return opt;
 }
 
@@ -302,10 +311,18 @@ int run_registered(const options& opt, int registered) {
     gmb::request_stop();
   };
   gmb::kept_reporter display(benchmark::CreateDefaultDisplayReporter(), gmb::skipped_by_stop);
+  std::unique_ptr<gmb::output_file> out;
   std::unique_ptr<gmb::kept_reporter> file;
   if (!opt.out.empty()) {
     if (auto inner = gmb::file_reporter_for(opt.out_format)) {
-      file = std::make_unique<gmb::kept_reporter>(std::move(inner), gmb::skipped_by_stop, on_fault);
+      try {
+        out = std::make_unique<gmb::output_file>(opt.out);
+      } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "gmembench: error: %s\n", e.what());
+        return kWriteFaultStatus;
+      }
+      file = std::make_unique<gmb::kept_reporter>(std::move(inner), gmb::skipped_by_stop, on_fault,
+                                                  out.get());
     }
   }
   if (file) {
@@ -314,26 +331,33 @@ int run_registered(const options& opt, int registered) {
     benchmark::RunSpecifiedBenchmarks(&display);
   }
   const int sig = gmb::stop_signal();
+  const int kept = file ? file->kept() : display.kept();
+  const std::string last = file ? file->last() : display.last();
+  const std::string after = " after " + std::to_string(kept) + " of " +
+                            std::to_string(registered) + " benchmarks" +
+                            (last.empty() ? "" : " (last finished: " + last + ")");
+  std::string what;
+  if (!write_fault.empty()) {
+    what = "write fault (" + write_fault + ")" + after;
+  } else if (sig != 0) {
+    what = gmb::signal_name(sig) + after;
+  }
+  const std::string unclosed = file ? file->close_file(what) : "";
   if (!write_fault.empty()) {  // its own status, so gmb run stops instead of trying the next
     std::fprintf(stderr,
                  "gmembench: error: cannot write '%s' (%s): stopped after %d of %d benchmarks; "
-                 "the file holds those written before\n",
-                 opt.out.c_str(), write_fault.c_str(), file->kept(), registered);
+                 "%s\n",
+                 opt.out.c_str(), write_fault.c_str(), kept, registered,
+                 unclosed.empty() ? "the file is closed after them (gmb_interrupted says so)"
+                                  : (unclosed + "; it ends after its last whole benchmark, "
+                                                "which gmb run and --resume read").c_str());
+    return kWriteFaultStatus;
+  }
+  if (!unclosed.empty()) {
+    std::fprintf(stderr, "gmembench: error: '%s': %s\n", opt.out.c_str(), unclosed.c_str());
     return kWriteFaultStatus;
   }
   if (sig == 0) return 0;
-  const int kept = file ? file->kept() : display.kept();
-  const std::string last = file ? file->last() : display.last();
-  const std::string what = gmb::signal_name(sig) + " after " + std::to_string(kept) + " of " +
-                           std::to_string(registered) + " benchmarks" +
-                           (last.empty() ? "" : " (last finished: " + last + ")");
-  if (file && opt.out_format == "json") {
-    try {
-      gmb::add_json_context(opt.out, {{"gmb_interrupted", what}});
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "gmembench: warning: %s\n", e.what());
-    }
-  }
   std::fprintf(stderr, "gmembench: interrupted by %s%s\n", what.c_str(),
                opt.out.empty() ? "" : ("; the finished ones are in " + opt.out).c_str());
   return 128 + sig;
@@ -469,9 +493,11 @@ void write_health(const std::string& path, const gmb::environment& env,
   for (const auto& [name, flags] : env.flagged()) {
     doc["flagged"][name] = {{"flags", flags}, {"why", gmb::health::describe(flags)}};
   }
-  std::ofstream out(path);
-  out << doc.dump(2) << "\n";
-  if (!out) throw fatal_error{"--gmb_health_out: cannot write '" + path + "'"};
+  try {
+    gmb::write_whole_file(path, doc.dump(2) + "\n");
+  } catch (const std::runtime_error& e) {
+    throw fatal_error{std::string("--gmb_health_out: ") + e.what()};
+  }
 }
 
 int run(int argc, char** argv) {
@@ -587,14 +613,19 @@ int run(int argc, char** argv) {
   env.watch_health(std::move(monitor));
   if (opt.progress_label) env.console().enable_progress(*opt.progress_label, registered);
 
-  const int status = run_registered(opt, registered);
+  int status = run_registered(opt, registered);
   gmb::default_stop_signals();
   benchmark::Shutdown();
   env.console().finish();
   env.release_held();
   if (!opt.health_out.empty()) {
     const auto end = env.health() ? std::optional(env.health()->read_snapshot()) : std::nullopt;
-    write_health(opt.health_out, env, env.health(), no_health, end ? &*end : nullptr);
+    try {
+      write_health(opt.health_out, env, env.health(), no_health, end ? &*end : nullptr);
+    } catch (const fatal_error& e) {  // the measurements are kept: a fault of its own status
+      std::fprintf(stderr, "gmembench: error: %s\n", e.message.c_str());
+      if (status == 0) status = kWriteFaultStatus;
+    }
   }
   if (!env.flagged().empty()) {
     unsigned all = 0;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gmb/sizing.hpp"
+#include "gmb/stop_gate.hpp"
 #include "gmb/stop_signal.hpp"
 
 namespace gmb {
@@ -26,29 +27,6 @@ void record_failure(benchmark::State& state, const std::string& name, const std:
     failed_names().insert(name);
   }
   state.SkipWithError(why.c_str());
-}
-
-/// Benchmarks a stop skipped: the output files leave them out (kept_reporter).
-std::set<std::string>& stop_skipped_names() {
-  static std::set<std::string> names;
-  return names;
-}
-std::string g_started;  // the benchmark whose calls (sizing, repetitions) are under way
-
-/// Whether this call of a benchmark is skipped for a stop (gmb/stop_signal.hpp). A benchmark
-/// that has started runs all its repetitions (a second or so): Google Benchmark's statistics
-/// require every repetition of a benchmark to be run or every one skipped. Calls of a skipped
-/// benchmark are skipped too.
-bool skipped_for_stop(benchmark::State& state, const std::string& name) {
-  const std::lock_guard<std::mutex> lock(g_failed_mutex);
-  if (name == g_started) return false;
-  if (!stop_requested() && stop_skipped_names().count(name) == 0) {
-    g_started = name;
-    return false;
-  }
-  stop_skipped_names().insert(name);
-  state.SkipWithError("skipped: the run was stopped");
-  return true;
 }
 
 device_info select_device(int device) {
@@ -316,11 +294,6 @@ void register_case(environment& env, bench_case c, const registration_options& o
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   // Nothing else per benchmark: Google Benchmark would append it to the name.
   if (options.profile) b->Iterations(1)->Repetitions(1);
-}
-
-bool skipped_by_stop(const std::string& name) {
-  const std::lock_guard<std::mutex> lock(g_failed_mutex);
-  return stop_skipped_names().count(name) != 0;
 }
 
 int failed_benchmarks() {

@@ -194,9 +194,6 @@ void register_case(environment& env, bench_case c, const registration_options& o
 /// Number of benchmarks whose verification failed or that hit a CUDA error (main's exit status).
 int failed_benchmarks();
 
-/// Whether a stop (gmb/stop_signal.hpp) skipped the benchmark of this name.
-bool skipped_by_stop(const std::string& name);
-
 /// What memset writes in ref/memset, as bytes and as words.
 inline constexpr unsigned char kMemsetByte = 0x5A;
 inline constexpr word_constant kMemsetWords{0x5A5A5A5Au};

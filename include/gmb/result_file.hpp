@@ -1,21 +1,22 @@
 #pragma once
 // The run's output as Google Benchmark writes it, made to survive a stop:
 // - kept_reporter wraps a reporter (the file's, the console's) and passes on only the
-//   benchmarks that ran: those a stop skipped are left out. The file is flushed after every
-//   report (a benchmark's repetitions, then its aggregates), so even a process killed outright
-//   leaves every finished benchmark on disk. A write that fails (disk full, folder removed) is
-//   reported once through on_write_fault.
-// - add_json_context adds keys to the context of a closed JSON file (gmb_interrupted), written
-//   beside it and renamed over it, so the file is whole at every moment.
+//   benchmarks that ran: those a stop skipped are left out. Its text reaches the disk after
+//   every report (a benchmark's repetitions, then its aggregates), so even a process killed
+//   outright leaves every finished benchmark there. A write that fails (disk full, folder
+//   removed) is reported once through on_write_fault.
+// - The file's text goes through an output_file (output_file.hpp): a stop or a write fault
+//   closes it at its last whole benchmark, with the note gmb_interrupted in its context in the
+//   room kept for it, so closing never needs more space than the file has.
 #include <benchmark/benchmark.h>
+
+#include "gmb/output_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -30,36 +31,61 @@ class kept_reporter : public benchmark::BenchmarkReporter {
   using fault_handler = std::function<void(const std::string& why)>;
 
   /// `dropped(name)`: whether the benchmark of that registered name was skipped by a stop.
+  /// With `file`, the inner reporter's text goes there, whole benchmark by whole benchmark
+  /// (its own output stream is not used); without, to the output stream, flushed.
   kept_reporter(benchmark::BenchmarkReporter* inner, predicate dropped,
-                fault_handler on_write_fault = {})
-      : inner_(inner), dropped_(std::move(dropped)), on_write_fault_(std::move(on_write_fault)) {}
+                fault_handler on_write_fault = {}, output_file* file = nullptr)
+      : inner_(inner),
+        dropped_(std::move(dropped)),
+        on_write_fault_(std::move(on_write_fault)),
+        file_(file) {}
   kept_reporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, predicate dropped,
-                fault_handler on_write_fault = {})
-      : kept_reporter(inner.get(), std::move(dropped), std::move(on_write_fault)) {
+                fault_handler on_write_fault = {}, output_file* file = nullptr)
+      : kept_reporter(inner.get(), std::move(dropped), std::move(on_write_fault), file) {
     owned_ = std::move(inner);
   }
 
   bool ReportContext(const Context& context) override {
-    inner_->SetOutputStream(&GetOutputStream());
-    inner_->SetErrorStream(&GetErrorStream());
+    inner_->SetOutputStream(file_ ? &buffer_ : &GetOutputStream());
+    inner_->SetErrorStream(file_ ? &buffer_ : &GetErrorStream());  // the console's context
     const bool ok = inner_->ReportContext(context);
+    if (file_) {
+      std::string text = take();
+      const std::size_t room = with_note_room(text);
+      if (room != std::string::npos) file_->note_room_at(off_t(room));
+      if (file_->write(text)) file_->commit();
+    }
     flush();
     return ok;
   }
 
   void ReportRuns(const std::vector<Run>& report) override {
-    if (report.empty()) return;
+    if (report.empty() || failed_) return;
     const std::string& name = report.front().run_name.function_name;
     if (dropped_ && dropped_(name)) return;
     inner_->ReportRuns(report);
+    if (file_) {
+      if (!file_->write(take())) {
+        flush();
+        return;  // not counted: close() cuts the file back to the benchmark before
+      }
+      file_->commit();  // where the reserve cannot be renewed, the run stops after this one
+    }
     if (name != last_) ++kept_;  // Google Benchmark reports the repetitions, then aggregates
     last_ = name;
     flush();
   }
 
+  /// The inner reporter's closing goes to the stream now, or to the file at close().
   void Finalize() override {
     inner_->Finalize();
+    if (file_) closing_ = take();
     flush();
+  }
+
+  /// Closes the file (see output_file::close) with `note` (gmb_interrupted; "" for none).
+  std::string close_file(const std::string& note) {
+    return file_ ? file_->close(closing_.empty() ? "\n  ]\n}\n" : closing_, note) : "";
   }
 
   /// Benchmarks passed on, and the last of them ("" before the first).
@@ -67,20 +93,45 @@ class kept_reporter : public benchmark::BenchmarkReporter {
   const std::string& last() const { return last_; }
   bool write_failed() const { return failed_; }
 
+  /// Inserts blank room for a stop's note after the opening of a JSON context; returns where
+  /// it starts, or npos for text that has no context (another format).
+  static std::size_t with_note_room(std::string& text) {
+    const std::string opening = "\"context\": {";
+    const std::size_t at = text.find(opening);
+    if (at == std::string::npos) return std::string::npos;
+    text.insert(at + opening.size(), std::string(output_file::kNoteRoom, ' '));
+    return at + opening.size();
+  }
+
  private:
+  std::string take() {
+    std::string text = buffer_.str();
+    buffer_.str("");
+    return text;
+  }
+
   void flush() {
-    std::ostream& out = GetOutputStream();
-    out.flush();
-    if (!out && !failed_) {
-      failed_ = true;
-      if (on_write_fault_) on_write_fault_(std::strerror(errno != 0 ? errno : EIO));
+    if (failed_) return;
+    std::string why;
+    if (file_) {
+      why = file_->fault();
+    } else {
+      std::ostream& out = GetOutputStream();
+      out.flush();
+      if (!out) why = std::strerror(errno != 0 ? errno : EIO);
     }
+    if (why.empty()) return;
+    failed_ = true;
+    if (on_write_fault_) on_write_fault_(why);
   }
 
   benchmark::BenchmarkReporter* inner_;
   std::unique_ptr<benchmark::BenchmarkReporter> owned_;
   predicate dropped_;
   fault_handler on_write_fault_;
+  output_file* file_;
+  std::ostringstream buffer_;  // the inner reporter's text on its way to file_
+  std::string closing_;
   int kept_ = 0;
   std::string last_;
   bool failed_ = false;
@@ -102,48 +153,6 @@ inline std::unique_ptr<benchmark::BenchmarkReporter> file_reporter_for(const std
 #pragma GCC diagnostic pop
 #endif
   return nullptr;
-}
-
-/// Adds context keys to the Google Benchmark JSON file at `path` (one that does not hold them
-/// yet). Text, not a parse: Google Benchmark writes NaN and Infinity, which are not JSON, and
-/// its context always opens with `"context": {` and holds keys. Throws std::runtime_error
-/// naming the file when it cannot be read or written or has no context.
-inline void add_json_context(const std::string& path,
-                             const std::vector<std::pair<std::string, std::string>>& entries) {
-  std::string text;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read '" + path + "'");
-    std::ostringstream all;
-    all << in.rdbuf();
-    text = all.str();
-  }
-  const std::string opening = "\"context\": {";
-  const std::size_t at = text.find(opening);
-  if (at == std::string::npos) {
-    throw std::runtime_error("'" + path + "' is not a Google Benchmark JSON file");
-  }
-  std::string keys;
-  for (const auto& [key, value] : entries) {
-    keys += "\n    " + nlohmann::json(key).dump() + ": " + nlohmann::json(value).dump() + ",";
-  }
-  text.insert(at + opening.size(), keys);
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) {
-      const std::string why = std::strerror(errno != 0 ? errno : EIO);
-      std::remove(temporary.c_str());
-      throw std::runtime_error("cannot write '" + temporary + "' (" + why + ")");
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot replace '" + path + "' (" + why + ")");
-  }
 }
 
 }  // namespace gmb

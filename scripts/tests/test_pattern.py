@@ -4,6 +4,7 @@ line it runs, and the CLI against fake binaries that print that file, fail with 
 one-line error, or are missing; the build path against a fake checkout."""
 
 import dataclasses
+import errno
 import gzip
 import json
 import os
@@ -569,3 +570,22 @@ def test_the_latency_under_load_from_the_loaded_chase(tmp_path):
     b = coalesced.littles_gbs
     assert b == pytest.approx(SMS * 8192 / where.loaded["read"].latency(b), rel=1e-6)
     assert coalesced.latency_ns > 340.0 and "loaded latency at that rate" in coalesced.lines[1]
+
+
+def test_save_on_a_full_disk_is_one_line_and_leaves_no_half_file(fake, tmp_path, monkeypatch):
+    from gmbtools.data import files
+    real = files.write_whole
+
+    def full(path, data):
+        if path.name == "explanation.md":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, data)
+
+    monkeypatch.setattr(files, "write_whole", full)
+    options = pattern.Options(expressions=("i", "i*8"), binary=fake.path, save=True,
+                              out=tmp_path / "results")
+    with pytest.raises(GmbError, match="No space left on device") as caught:
+        pattern.measure(options, repo=tmp_path, now=NOW)
+    assert caught.value.exit_code == 74 and "explanation.md" in str(caught.value)
+    folder = tmp_path / "results" / "nvidia-h200" / "20261124-120000-pattern"
+    assert sorted(p.name for p in folder.iterdir()) == ["pattern.json.gz"]

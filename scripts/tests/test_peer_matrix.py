@@ -213,3 +213,23 @@ def test_a_stop_keeps_the_pairs_measured_before_and_exits_128_plus_n(tmp_path):
     saved = json.loads((folder / "matrix.json").read_text())
     errors = [p["error"] for p in saved["pairs"]]
     assert errors[0] is None and errors[1:] == ["not measured: interrupted by SIGTERM"] * 5
+
+
+def test_a_full_disk_stops_the_pairs_and_keeps_those_measured(tmp_path):
+    class DiskFillsAtTheSecondPair(FakeNode):
+        def run(self, command, log):
+            if len(self.pairs) == 1:
+                self.pairs.append((0, 2))
+                return 74, "gmembench: error: cannot write 'x' (No space left on device)"
+            return super().run(command, log)
+
+    node = DiskFillsAtTheSecondPair(tmp_path, 3)
+    with pytest.raises(GmbError, match="pairs measured before") as caught:
+        measure(tmp_path, node)
+    assert caught.value.exit_code == 74
+    assert node.pairs == [(0, 1), (0, 2)]  # no pair tried after the fault
+    folder = tmp_path / "results" / "fake-h200" / "20261124-120000-peers"
+    saved = json.loads((folder / "matrix.json").read_text())
+    errors = [p["error"] for p in saved["pairs"]]
+    assert errors[0] is None and errors[1].startswith("exited with 74")
+    assert errors[2:] == ["not measured: the folder could not be written"] * 4

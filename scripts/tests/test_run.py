@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SYNTHETIC_DEFAULT
 
-from gmbtools.commands import binaries, flavor_runs, run, run_options
+from gmbtools.commands import binaries, flavor_files, run, run_options
 from gmbtools.errors import GmbError
 
 NOW = datetime(2025, 6, 1, 12, 0, 5)
@@ -412,9 +412,9 @@ def test_merge_part_keeps_both_files_when_one_is_unreadable(tmp_path):
     into, part = tmp_path / "default.json", tmp_path / "default-peer.json"
     part.write_text(json.dumps({"context": {}, "benchmarks": [{"name": "peer/x"}]}))
     into.write_text("{cut short")
-    assert "default.json: cut short" in flavor_runs.merge_part(into, part)
+    assert "default.json: cut short" in flavor_files.merge_part(into, part)
     assert part.exists() and into.read_text() == "{cut short"
     into.unlink()
-    assert flavor_runs.merge_part(into, part) is None  # no local file: the peer part becomes it
+    assert flavor_files.merge_part(into, part) is None  # no local file: the peer part becomes it
     assert json.loads(into.read_text())["benchmarks"] == [{"name": "peer/x"}]
     assert not part.exists()

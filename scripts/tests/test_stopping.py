@@ -89,15 +89,20 @@ for k, name in enumerate(names):
     if stop:
         break  # abandoned
     entries = [entry(name, r) for r in range(reps)] + ([entry(name, 0, "median")] if reps > 1 else [])
+    whole = out.tell()
     try:
         for e in entries:
             out.write(("" if first else ",\n") + "    " + json.dumps(e, indent=2).replace("\n", "\n    "))
             first = False
         out.flush()
-    except OSError as err:
+    except OSError as err:  # as gmembench: back to the last whole benchmark, closed there
         print(f"gmembench: error: cannot write '{{args['--benchmark_out']}}' ({{err.strerror}})",
               file=sys.stderr)
-        sys.exit(74)
+        fd = os.open(args["--benchmark_out"], os.O_WRONLY)
+        os.ftruncate(fd, whole)
+        os.pwrite(fd, b"\n  ]\n}}\n", whole)
+        os.close(fd)
+        os._exit(74)
     done += 1
     if str(done) == os.environ.get("FAKE_DIE_AFTER"):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -334,7 +339,7 @@ def test_a_folder_removed_mid_run_gives_one_line(stand_in, monkeypatch):
     wait_for_benchmarks(stand_in, 2)
     shutil.rmtree(stand_in.folder())
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
+    assert proc.returncode == 74  # a write fault, as the binary's
     errors = [line for line in err.splitlines() if line.startswith("gmb: error:")]
     assert len(errors) == 1 and "Traceback" not in err, err
     assert "cannot write" in errors[0] and "No such file or directory" in errors[0]
@@ -348,11 +353,106 @@ def test_a_full_disk_gives_one_line_naming_the_file(stand_in, monkeypatch):
               f"{stand_in.root.parent / 'gmb_driver.py'} " + " ".join(run_args(stand_in)))
     proc = subprocess.run(["bash", "-c", script], cwd=stand_in.root, capture_output=True,
                           text=True, timeout=120)
-    assert proc.returncode != 0
+    assert proc.returncode == 74
     errors = [line for line in proc.stderr.splitlines() if line.startswith("gmb: error:")]
     assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert "cannot write" in errors[0] and "default.json" in errors[0], errors[0]
+    assert "--resume" in errors[0]
     assert len(stand_in.calls()) == 1  # the next flavors are not tried on a full disk
+
+
+SMALL_DISK = """set -e
+mount -t tmpfs -o size={size} gmb-full {out}
+set +e
+{python} {driver} {args}
+echo $? > {tmp}/status
+cp -a {out}/. {tmp}/saved/
+"""
+
+
+def test_a_disk_that_fills_leaves_a_closed_file_and_the_run_resumes(stand_in, monkeypatch,
+                                                                     tmp_path):
+    """A real full disk: --out on a small tmpfs (a private mount namespace, as root or in a
+    user namespace); its folder is copied out, then resumed with room to spare."""
+    if not shutil.which("unshare") or subprocess.run(
+            ["unshare", "--user", "--map-root-user", "--mount", "true"],
+            capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace here (unshare)")
+    monkeypatch.setenv("FAKE_STEP", "0")
+    monkeypatch.setenv("FAKE_NAMES", ",".join(f"{n}/n:{k}" for k in range(40) for n in NAMES))
+    stand_in.results.mkdir()
+    (tmp_path / "saved").mkdir()
+    script = SMALL_DISK.format(size="200k", out=stand_in.results, python=sys.executable,
+                               driver=stand_in.root.parent / "gmb_driver.py", tmp=tmp_path,
+                               args=" ".join(run_args(stand_in, "--flavors", "default,ca")))
+    proc = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
+                           script], cwd=stand_in.root, capture_output=True, text=True,
+                          timeout=120)
+    assert (tmp_path / "status").read_text().strip() == "74", proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("gmb: error:")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "default.json" in errors[0] and "free on its file system" in errors[0], errors[0]
+    (folder,) = list((tmp_path / "saved" / "fake-h100").iterdir())
+    left = {p.name: p.stat().st_size for p in folder.iterdir()}
+    assert all(size > 0 for size in left.values()), left  # nothing empty beside it
+    assert not any(name.endswith((".tmp", ".gz")) for name in left), left
+    doc = json.loads((folder / "default.json").read_text())  # closed by the binary: parses
+    kept = partial.finished(doc)
+    assert 0 < len(kept) < 320
+
+    monkeypatch.setenv("FAKE_NAMES", ",".join(f"{n}/n:{k}" for k in range(40) for n in NAMES))
+    resumed = stand_in.gmb("run", "--resume", str(folder))
+    _, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    for flavor in ("default", "ca"):
+        assert len(partial.names(flavor_doc(folder, flavor))) == 320
+
+
+def test_a_killed_gmb_takes_its_binary_with_it_and_the_folder_resumes(stand_in, monkeypatch):
+    """SIGKILL (the OOM killer, kill -9): the binary gets SIGTERM from the kernel (the
+    parent-death signal), closes its file and ends; --resume completes the folder."""
+    monkeypatch.setenv("FAKE_STEP", "0.3")
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default,ca"))
+    wait_for_benchmarks(stand_in, 2)
+    proc.kill()
+    proc.communicate(timeout=30)
+    deadline = time.monotonic() + 5
+    while not no_stand_in_left(stand_in) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert no_stand_in_left(stand_in)
+    folder = stand_in.folder()
+    doc = json.loads((folder / "default.json").read_text())
+    assert doc["context"]["gmb_interrupted"].startswith("SIGTERM after ")
+
+    monkeypatch.setenv("FAKE_STEP", "0")
+    resumed = stand_in.gmb("run", "--resume", str(folder))
+    _, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, err
+    for flavor in ("default", "ca"):
+        assert sorted(partial.names(flavor_doc(folder, flavor))) == sorted(NAMES)
+
+
+def test_a_child_whose_gmb_already_died_does_not_start(tmp_path):
+    from gmbtools.commands import stopping
+    marker = tmp_path / "ran"
+    bind = stopping._dies_with(os.getpid() + 999999)  # a parent that is not ours
+    proc = subprocess.run(["touch", str(marker)], preexec_fn=bind)
+    assert proc.returncode == 128 + signal.SIGTERM and not marker.exists()
+
+
+def test_a_continuation_left_unmerged_is_never_written_over(tmp_path):
+    from gmbtools.commands import flavor_files
+    (tmp_path / "default.json").write_text(gbench_text(["a"]) + "\n  ]\n}\n")
+    first = flavor_files.continuation(tmp_path, "default")
+    assert first.name == "default-continued.json"
+    first.write_text(gbench_text(["b"]) + "\n  ]\n}\n")
+    second = flavor_files.continuation(tmp_path, "default")
+    assert second.name == "default-continued-2.json"
+    second.write_text(gbench_text(["c"]) + "\n  ]\n}\n")
+    flavor_files.fold_continuations(tmp_path, "default")  # what --resume does first
+    doc, _ = partial.read(tmp_path / "default.json")
+    assert partial.names(doc) == ["a", "b", "c"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["default.json"]
 
 
 # --- partial.py: a file cut short --------------------------------------------------------------

@@ -98,6 +98,32 @@ TEST(BinaryOnGpu, StoppedBySigtermItKeepsEveryFinishedBenchmarkInReadableJson) {
   EXPECT_NE(compared.output.find("read/"), std::string::npos) << compared.output;
 }
 
+TEST(BinaryOnGpu, StoppedUnderRandomInterleavingItEndsCleanlyWithOnlyWholeBenchmarks) {
+  // Google Benchmark's statistics abort on a benchmark whose skipped repetitions report other
+  // iterations than its run ones (include/gmb/stop_gate.hpp).
+  GMB_REQUIRE_GPU();
+  const std::string out = ::testing::TempDir() + "gmb_interleaved.json";
+  std::remove(out.c_str());
+  const pid_t pid = spawn({GMB_BINARY_DEFAULT, "--gmb_bytes=256M", "--benchmark_repetitions=5",
+                           "--benchmark_enable_random_interleaving=true",
+                           "--benchmark_filter=^(read|write|copy)/f32/", "--benchmark_out=" + out,
+                           "--benchmark_out_format=json"});
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::seconds(6));  // in a later round of repetitions
+  kill(pid, SIGTERM);
+  EXPECT_EQ(wait_for(pid, 60), 128 + SIGTERM);
+  const std::string text =
+      std::regex_replace(text_of(out), std::regex(R"(: -?(NaN|Infinity))"), ": null");
+  const nlohmann::json doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc.at("context").at("gmb_interrupted").get<std::string>().rfind("SIGTERM after ", 0),
+            0u);
+  std::map<std::string, int> runs;
+  for (const auto& b : doc.at("benchmarks")) {
+    if (b.at("run_type") == "iteration") ++runs[b.at("run_name").get<std::string>()];
+  }
+  for (const auto& [name, count] : runs) EXPECT_EQ(count, 5) << name << " is not whole";
+}
+
 std::vector<std::string> listed(const std::string& args) {
   const result r = run(std::string(GMB_BINARY_DEFAULT) + " --gmb_bytes=64M " + args +
                        " --benchmark_list_tests=true");

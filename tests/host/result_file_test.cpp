@@ -1,5 +1,5 @@
 // A stopped run's output: only whole benchmarks reach the file, it is readable after each one,
-// a failed write is reported once, and gmb_interrupted is added to a closed file.
+// and a failed write is reported once. (The file itself: output_file_test.cpp.)
 #include "gmb/result_file.hpp"
 
 #include <gtest/gtest.h>
@@ -125,36 +125,6 @@ TEST(FileReporterFor, KnowsGoogleBenchmarksFormats) {
   EXPECT_NE(file_reporter_for("csv"), nullptr);
   EXPECT_NE(file_reporter_for("console"), nullptr);
   EXPECT_EQ(file_reporter_for("yaml"), nullptr);
-}
-
-TEST(AddJsonContext, AddsTheKeyAndKeepsEveryBenchmark) {
-  const std::string path = testing::TempDir() + "add_json_context.json";
-  {
-    std::ofstream file(path);
-    const auto reporter = keeping_all(file);
-    reporter->ReportRuns(benchmark_of("a"));
-    reporter->Finalize();
-  }
-  add_json_context(path, {{"gmb_interrupted", "SIGTERM after 1 of 3 \"benchmarks\""}});
-  std::ifstream in(path);
-  const auto doc = nlohmann::json::parse(in);
-  EXPECT_EQ(doc["context"]["gmb_interrupted"], "SIGTERM after 1 of 3 \"benchmarks\"");
-  EXPECT_EQ(doc["benchmarks"].size(), 2u);
-  EXPECT_FALSE(std::ifstream(path + ".tmp").good());
-  std::remove(path.c_str());
-}
-
-TEST(AddJsonContext, RefusesWhatIsNotGoogleBenchmarkJsonNamingTheFile) {
-  const std::string path = testing::TempDir() + "not_gbench.json";
-  std::ofstream(path) << "[1, 2]\n";
-  try {
-    add_json_context(path, {{"k", "v"}});
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(add_json_context(path + ".missing", {{"k", "v"}}), std::runtime_error);
-  std::remove(path.c_str());
 }
 
 TEST(StopSignal, TheFirstSignalAsksToStopAndACopyOfItIsTheSameStop) {

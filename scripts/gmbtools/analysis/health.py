@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gmbtools.data.files import write_whole
 from gmbtools.data.results import Record
 
 # The bits of include/gmb/health.hpp's `flag`, in the same order.
@@ -63,7 +64,7 @@ def merge_states(folder: Path, into: str, part: str) -> None:
     if first is not None:
         last = {**last, "start": first.get("start", last.get("start")),
                 "flagged": {**first.get("flagged", {}), **last.get("flagged", {})}}
-    (folder / health_file(into)).write_text(json.dumps(last, indent=2) + "\n", encoding="utf-8")
+    write_whole(folder / health_file(into), json.dumps(last, indent=2) + "\n")
     (folder / health_file(part)).unlink()
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from gmbtools.commands import stopping
 from gmbtools.data import partial
 from gmbtools.errors import GmbError
 
@@ -74,7 +75,7 @@ def choose_preset(override: str | None) -> str:
     if override:
         return override
     try:
-        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        listed = stopping.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return "sm90"
     has_gpu = any(line.startswith("GPU ") for line in listed.stdout.splitlines())
@@ -107,8 +108,8 @@ def resolve_devices(text: str, env: dict[str, str]) -> list[int]:
             raise GmbError("--devices all: CUDA_VISIBLE_DEVICES is empty: no GPU is visible")
         return list(range(len(visible)))
     try:
-        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
-                                capture_output=True, text=True, env=env)
+        listed = stopping.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                              capture_output=True, text=True, env=env)
     except OSError:
         raise GmbError("--devices all: nvidia-smi not found; name the devices (--devices 0,1)") \
             from None
@@ -124,7 +125,7 @@ def list_benchmarks(binary: str, device: int, args: tuple[str, ...], repo: Path,
     without Google Benchmark's suffix; none where it fails (the run of that flavor says why)."""
     command = [binary, f"--device={device}", *args, "--benchmark_list_tests=true"]
     try:
-        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+        proc = stopping.run(command, cwd=repo, env=env, capture_output=True, text=True)
     except OSError:
         return []
     names = proc.stdout.split() if proc.returncode == 0 else []
@@ -147,7 +148,7 @@ def step(failure: str, command: list[str], repo: Path, env: dict[str, str]) -> N
     """Run one preparation step with its output on the terminal; stop the run if it fails."""
     print(f"gmb: {shlex.join(command)}", flush=True)
     try:
-        returncode = subprocess.run(command, cwd=repo, env=env).returncode
+        returncode = stopping.run(command, cwd=repo, env=env).returncode
     except FileNotFoundError:
         raise GmbError(f"{failure}: {command[0]} not found on PATH") from None
     if returncode != 0:
@@ -161,8 +162,8 @@ def device_info(binary: str, device: int, repo: Path, env: dict[str, str],
     Past `timeout` seconds the error starts with "timeout:"."""
     command = [binary, f"--device={device}", "--gmb_info"]
     try:
-        proc = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = stopping.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                            timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GmbError(f"timeout: {shlex.join(command)} did not answer within "
                        f"{timeout:.0f} s") from None

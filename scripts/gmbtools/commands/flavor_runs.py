@@ -14,8 +14,10 @@ from typing import Any
 from gmbtools.analysis import health
 from gmbtools.commands import run_state, stopping
 from gmbtools.commands.binaries import DEVICE_ENV, benchmark_command, list_benchmarks, shown_path
+from gmbtools.commands.flavor_files import (CONTINUED, PEER_PART, close_cut_file, continuation,
+                                            merge_into, note_stalled)
 from gmbtools.commands.run_options import RECORDED, Options
-from gmbtools.data import packing, partial, runinfo
+from gmbtools.data import files, packing, runinfo
 from gmbtools.data.flavors import json_name
 from gmbtools.data.runinfo import FlavorRun, RunInfo
 from gmbtools.errors import GmbError
@@ -25,10 +27,6 @@ from gmbtools.present import summary
 PEER_PREFIXES = ("peer/", "ref/memcpy_peer")
 
 
-PEER_PART = "-peer"  # <flavor>-peer.json: the peer part of a concurrent node run, until merged
-
-
-CONTINUATION = "-continued"  # <flavor>-continued.json: after a stall or for --resume, until merged
 
 
 def run_device(folder: Path, device: int, binaries: dict[str, str], options: Options,
@@ -64,10 +62,13 @@ def finish_device(folder: Path, runs: list[FlavorRun], options: Options, preset:
                    ) -> list[str]:
     """Compress the JSON files, then run_info.json, summary.md and (unless stopped) the
     figures of one GPU's folder; what went wrong. A failed write names its file."""
-    try:
-        for flavor in options.flavors:
-            if (folder / json_name(flavor)).is_file():
+    for flavor in options.flavors:
+        if (folder / json_name(flavor)).is_file():
+            try:
                 packing.pack(folder / json_name(flavor))
+            except OSError as err:  # the JSON stays as it is: readable, resumable
+                run_state.write_faults.append(files.write_error(err, folder))
+    try:
         parts = [*options.flavors, *(f"{run.flavor}{PEER_PART}" for run in peer_runs)]
         states = {part: health.load_state(folder, part) for part in parts}
         record = record or RunInfo(gmb_command=options.gmb_command, preset=preset)
@@ -80,8 +81,7 @@ def finish_device(folder: Path, runs: list[FlavorRun], options: Options, preset:
         runinfo.save(record, folder)
         written = summary.write_summary(folder, record)
     except OSError as err:
-        raise GmbError(f"cannot write {err.filename or folder}: {err.strerror or err}; the "
-                       f"files written before it are kept") from None
+        run_state.write_faults.append(files.write_error(err, folder))
     if run_state.write_faults:
         return []  # _ended says it in one line
     print(f"gmb: wrote {written.path}", flush=True)
@@ -96,11 +96,6 @@ def finish_device(folder: Path, runs: list[FlavorRun], options: Options, preset:
     problems += [f"{r.flavor}: {name} stalled (no output for {options.stall_timeout:.0f} s)"
                  for r in [*runs, *peer_runs] for name in r.stalled]
     return problems + written.unreadable
-
-
-def merge_part(into: Path, part: Path) -> str | None:
-    """The peer part's file merged into the flavor's (its counts added up)."""
-    return merge_into(into, part, adds_up=True)
 
 
 def figures_and_report(folder: Path) -> None:
@@ -141,7 +136,7 @@ def run_flavor(
     target = folder / f"{stem}.json"
     skip, runs = set(done), []
     while not run_state.stopper.stopped:
-        into = folder / f"{stem}{CONTINUATION}.json" if target.exists() else target
+        into = continuation(folder, stem) if target.exists() else target
         skip_args = skip_list(folder, stem, skip, repo)
         run, ran, stalled = run_binary(flavor, binary, folder, into, device, options, repo,
                                         env, progress, to_log or progress is not None,
@@ -162,7 +157,7 @@ def run_flavor(
             problem = merge_into(target, into, adds_up=False)
             if problem:
                 print(f"gmb: {problem}", file=sys.stderr, flush=True)
-            health.merge_states(folder, stem, f"{stem}{CONTINUATION}")
+            health.merge_states(folder, stem, into.stem)
         if run.stalled:
             note_stalled(target, run.stalled[0], options.stall_timeout)
         runs.append(run)
@@ -200,7 +195,7 @@ def run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
     watched_files = [out]
     try:
         if to_log:
-            log_path = folder / f"{flavor}{stem[len(flavor):].removesuffix(CONTINUATION)}.log"
+            log_path = folder / f"{CONTINUED.sub('', stem)}.log"
             with open(log_path, "a", encoding="utf-8") as log:
                 watched = stopping.run_watched(
                     command, cwd=repo, env=env, stdout=log, progress=[*watched_files, log_path],
@@ -216,7 +211,9 @@ def run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
     wall_s = round(time.monotonic() - start, 3)
     interrupted = run_state.stopper.name if run_state.stopper.stopped else ""
     if returncode == run_state.WRITE_FAULT_STATUS:  # first: closing the file may fail the same way
-        run_state.write_faults.append(out_json)
+        free = files.free_space(out)
+        run_state.write_faults.append(f"cannot write {out_json} (the binary's line above says "
+                                      f"why{'; ' + free if free else ''})")
     ran = close_cut_file(out, interrupted)
     if returncode not in (0, run_state.WRITE_FAULT_STATUS) and not interrupted \
             and watched.stalled_s is None:
@@ -225,58 +222,6 @@ def run_binary(flavor: str, binary: str, folder: Path, out: Path, device: int,
     return FlavorRun(flavor=flavor, command=shown, exit_code=returncode, wall_s=wall_s,
                      interrupted=interrupted, longest_silence_s=watched.longest_silence_s), \
         ran, watched.stalled_s is not None
-
-
-def close_cut_file(path: Path, interrupted: str) -> list[str]:
-    """A file the binary left cut short (killed outright) closed after its last whole
-    benchmark, saying so; the benchmarks it holds. [] where there is no file or nothing whole."""
-    if not path.exists():
-        return []
-    try:
-        doc, cut = partial.read(path)
-    except GmbError as err:
-        print(f"gmb: {err}", file=sys.stderr, flush=True)
-        return []
-    if cut:
-        if interrupted:
-            doc["context"][partial.INTERRUPTED] = partial.interrupted_text(
-                interrupted, doc, " (the binary was killed; closed by gmb run)")
-        try:
-            partial.write(doc, path)
-        except OSError as err:  # a full disk: the cut file stays as the binary left it
-            print(f"gmb: cannot close {path}: {err.strerror or err}", file=sys.stderr, flush=True)
-    return partial.names(doc)
-
-
-def note_stalled(path: Path, name: str, timeout: float) -> None:
-    """The flavor file's context names every benchmark the watchdog ended (gmb_stalled)."""
-    try:
-        doc, _ = partial.read(path)
-    except GmbError:
-        return
-    note = f"{name} (no output for {timeout:.0f} s)"
-    old = doc["context"].get(partial.STALLED)
-    doc["context"][partial.STALLED] = f"{old}; {note}" if old else note
-    partial.write(doc, path)
-
-
-def merge_into(into: Path, part: Path, adds_up: bool) -> str | None:
-    """Append the benchmarks of `part` to `into` and remove `part`. Where either cannot be
-    read, both stay as they are and the reason comes back."""
-    try:
-        extra, _ = partial.read(part)
-    except GmbError as err:
-        return f"nothing to merge: {err}"
-    if not into.exists():
-        part.rename(into)
-        return None
-    try:
-        doc, _ = partial.read(into)
-    except GmbError as err:
-        return f"{err}; {part.name} left beside it"
-    partial.write(partial.merge(doc, extra, adds_up), into)
-    part.unlink()
-    return None
 
 
 def start_record(options: Options, preset: str, info: dict[str, Any],

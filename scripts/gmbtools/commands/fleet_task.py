@@ -6,7 +6,6 @@ stop signal: Slurm's warning before the time limit). Standard library only."""
 import json
 import os
 import shlex
-import signal
 import socket
 import subprocess
 import time
@@ -14,28 +13,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gmbtools.commands import binaries
+from gmbtools.commands import binaries, stopping
+from gmbtools.commands.stopping import STOP_GRACE_S, STOP_SIGNALS, Stopper, signal_name
 from gmbtools.data.fleet_folder import SCREEN_JSON, STATUS, Manifest, load_manifest, write_json
 from gmbtools.errors import GmbError
-
-STOP_GRACE_S = 30  # s a stopped binary gets to close its JSON before the task kills it
 
 
 def task(folder: Path) -> int:
     """Screen this task's GPU; never raises for what the GPU or the binary does: status.json
     says it. Returns the exit status Slurm records (0 when the screen passed, 128 + the signal
-    when a stop signal came)."""
+    when a stop signal came). The stop signals (gmb's own, stopping.Stopper) end the screen as
+    they end gmb run, rather than the task dying with status.json still saying running."""
     manifest = load_manifest(folder)
-    stop = _Stop()
-    previous = {sig: signal.signal(sig, stop.received) for sig in STOP_SIGNALS}
-    try:
+    with Stopper() as stop:
         return _task(folder, manifest, stop)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
-def _task(folder: Path, manifest: Manifest, stop: "_Stop") -> int:
+def _task(folder: Path, manifest: Manifest, stop: Stopper) -> int:
     host = os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
     rank = _env_index("SLURM_PROCID")
     # Slurm's GPU binding leaves the task one visible device; otherwise (no GPU request, or a
@@ -53,10 +47,9 @@ def _task(folder: Path, manifest: Manifest, stop: "_Stop") -> int:
     status.update({"gpu_uuid": uuid if isinstance(uuid, str) else None,
                    "gpu_name": name if isinstance(name, str) else None})
     write_json(where / STATUS, status)
-    if stop.signum:  # came during the query (which it may have ended)
+    if stop.stopped:  # came during the query (which it may have ended)
         return _finish(where, status, "interrupted",
-                       f"interrupted by {_signal_name(stop.signum)} before the screen started",
-                       stop)
+                       f"interrupted by {stop.name} before the screen started", stop)
     if isinstance(info, str):  # the query failed: its one-line reason
         return _finish(where, status, "timeout" if info.startswith("timeout") else "failed", info)
     command = [manifest.binary, f"--device={device}", "--gmb_sweep=screen",
@@ -66,29 +59,6 @@ def _task(folder: Path, manifest: Manifest, stop: "_Stop") -> int:
     status["command"] = shlex.join(command)
     state, reason = _run_bounded(command, where, deadline, stop)
     return _finish(where, status, state, reason, stop)
-
-
-# The signals that stop gmembench cleanly (include/gmb/stop_signal.hpp): the task stops on
-# them too, rather than dying with status.json still saying running.
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-
-
-class _Stop:
-    """The stop signals the task receives. The first one's number and time are kept; each one
-    is passed on to the binary running then (Slurm signals every process of the step, but a
-    signal sent by hand reaches the task alone: gmembench takes a copy that comes within a
-    second of the first as the same stop)."""
-
-    def __init__(self) -> None:
-        self.signum = 0
-        self.at = 0.0
-        self.child: subprocess.Popen[str] | None = None
-
-    def received(self, signum: int, frame: Any) -> None:
-        if not self.signum:
-            self.signum, self.at = signum, time.monotonic()
-        if self.child is not None:
-            self.child.send_signal(signum)  # a no-op once the child has been waited for
 
 
 def _env_index(name: str) -> int:
@@ -112,46 +82,34 @@ def _query(binary: str, device: int, deadline: float) -> dict[str, Any] | str:
 
 
 def _run_bounded(command: list[str], where: Path, deadline: float,
-                 stop: _Stop) -> tuple[str, str | None]:
+                 stop: Stopper) -> tuple[str, str | None]:
     """Run the screen with its output in task.log: ("ok", None), or failed, timeout or
     interrupted with a one-line reason. After a stop signal the binary has STOP_GRACE_S to
     end, whatever the deadline."""
     log = where / "task.log"
     with open(log, "w", encoding="utf-8") as out:
         try:
-            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+            watched = stopping.run_watched(command, cwd=None, env=None, stdout=out,
+                                           stderr=subprocess.STDOUT, progress=[],
+                                           stall_timeout=None, stopper=stop, deadline=deadline)
         except OSError as err:
             return "failed", f"cannot run {command[0]}: {err.strerror}"
-        stop.child = proc
-        if stop.signum:  # it came while the binary was starting
-            proc.send_signal(stop.signum)
-        returncode = None
-        while returncode is None:  # in slices, so that a stop shortens the wait
-            end = stop.at + STOP_GRACE_S if stop.signum else deadline
-            try:
-                returncode = proc.wait(timeout=min(1.0, max(0.0, end - time.monotonic())))
-            except subprocess.TimeoutExpired:
-                if time.monotonic() < end:
-                    continue
-                proc.kill()
-                proc.wait()
-                if stop.signum:
-                    return "interrupted", (f"interrupted by {_signal_name(stop.signum)}; the "
-                                           f"screen did not stop within {STOP_GRACE_S} s and "
-                                           "was killed")
-                return "timeout", ("timeout: the screen did not finish within the task's "
-                                   "time limit")
-        stop.child = None
+    returncode = watched.returncode
+    if watched.unstopped:
+        return "interrupted", (f"interrupted by {stop.name}; the screen did not stop within "
+                               f"{STOP_GRACE_S:.0f} s and was killed")
+    if watched.timed_out:
+        return "timeout", "timeout: the screen did not finish within the task's time limit"
     if returncode == 0:
         return "ok", None
     # gmembench stopped by a signal exits 128 + its number, screen.json closed with context
     # gmb_interrupted saying which signal after how many benchmarks.
     what = _interrupted(where / SCREEN_JSON)
-    signum = stop.signum or next((s for s in STOP_SIGNALS if returncode in (128 + s, -s)), 0)
+    signum = stop.signal or next((s for s in STOP_SIGNALS if returncode in (128 + s, -s)), 0)
     if what or signum:
-        reason = f"interrupted by {what or _signal_name(signum)}"
+        reason = f"interrupted by {what or signal_name(signum)}"
         if not what and returncode not in (128 + signum, -signum):  # it did not stop cleanly
-            ended = f"exit code {returncode}" if returncode > 0 else _signal_name(-returncode)
+            ended = f"exit code {returncode}" if returncode > 0 else signal_name(-returncode)
             reason += f"; the screen then ended with {ended}: {_log_reason(log, returncode)}"
         return "interrupted", reason
     return "failed", _log_reason(log, returncode)
@@ -173,22 +131,15 @@ def _interrupted(screen_json: Path) -> str | None:
     return what if isinstance(what, str) and what else None
 
 
-def _signal_name(signum: int) -> str:
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return f"signal {signum}"
-
-
 def _finish(where: Path, status: dict[str, Any], state: str, error: str | None,
-            stop: _Stop | None = None) -> int:
+            stop: Stopper | None = None) -> int:
     status.update({"state": state, "error": error, "ended": _now()})
     write_json(where / STATUS, status)
     print(f"gmb fleet task: {status['host']} rank {status['rank']}: {state}"
           + (f": {error}" if error else ""), flush=True)
     if state == "ok":
         return 0
-    return 128 + stop.signum if stop and stop.signum else 1
+    return 128 + stop.signal if stop and stop.stopped else 1
 
 
 def last_line(text: str) -> str:

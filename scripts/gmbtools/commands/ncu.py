@@ -13,12 +13,12 @@ Standard library only: it runs on GPU machines without pandas.
 import csv
 import io
 import json
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gmbtools.commands import stopping
 from gmbtools.data.naming import strip_suffixes
 from gmbtools.errors import GmbError
 
@@ -135,7 +135,7 @@ def list_names(options: Options) -> list[str]:
     command = [options.binary, f"--device={options.device}", "--gmb_profile",
                f"--benchmark_filter={options.benchmark_filter}", "--benchmark_list_tests",
                *options.passthrough]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = stopping.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         raise GmbError(lines[-1] if lines else f"{command[0]} exited with {proc.returncode}",
@@ -159,7 +159,7 @@ def run(options: Options) -> Path:
         command = profile_command(options, str(log), str(bench_json))
         print(f"gmb: profiling {len(names)} benchmark(s): {' '.join(command)}", flush=True)
         try:
-            proc = subprocess.run(command)
+            proc = stopping.run(command)
         except FileNotFoundError:
             raise GmbError(f"{options.ncu} not found: Nsight Compute is needed") from None
         if proc.returncode != 0 or not log.is_file():

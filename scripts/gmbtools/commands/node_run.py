@@ -10,7 +10,8 @@ from typing import Any
 
 from gmbtools.commands import run_state
 from gmbtools.commands.binaries import list_benchmarks
-from gmbtools.commands.flavor_runs import (PEER_PART, PEER_PREFIXES, finish_device, merge_part,
+from gmbtools.commands.flavor_files import PEER_PART, merge_part
+from gmbtools.commands.flavor_runs import (PEER_PREFIXES, finish_device,
                                            run_flavor, run_flavors, start_record)
 from gmbtools.commands.run_options import Options
 from gmbtools.data import node as node_record
@@ -52,11 +53,11 @@ def run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]],
             runs = dict(zip(devices, pool.map(flavors, devices)))
         if split:
             phases = [node_record.NodePhase("local", devices, seconds_since(start))]
-            for k, d in enumerate(devices):
+            for d in devices:
                 if run_state.stopper.stopped:
                     break
                 start = time.monotonic()
-                partner = devices[(k + 1) % len(devices)]
+                partner = partners(devices)[d]
                 peer_runs[d], failed = run_peer_part(subfolders[d], d, partner, binaries,
                                                       options, repo, env, sys.stderr.isatty())
                 problems += [f"GPU {d}: {p}" for p in failed]
@@ -76,6 +77,19 @@ def run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]],
     return problems
 
 
+def partners(devices: list[int]) -> dict[int, int]:
+    """Each GPU's partner in the peer phase of a concurrent node run: the next GPU of the
+    node's list (a resume of the run measures with the same partners)."""
+    return {d: devices[(k + 1) % len(devices)] for k, d in enumerate(devices)}
+
+
+def partner_flag(options: Options, partner: int) -> tuple[str, ...]:
+    """--gmb_peer_partner for the binary, unless the user named one."""
+    if any(a.startswith("--gmb_peer_partner=") for a in options.passthrough):
+        return ()
+    return (f"--gmb_peer_partner={partner}",)
+
+
 def run_peer_part(folder: Path, device: int, partner: int, binaries: dict[str, str],
                    options: Options, repo: Path, env: dict[str, str],
                    interactive: bool) -> tuple[list[FlavorRun], list[str]]:
@@ -83,19 +97,18 @@ def run_peer_part(folder: Path, device: int, partner: int, binaries: dict[str, s
     next GPU of the node's list unless the user named one), each merged into its flavor's
     file. A flavor with no peer benchmark to run (a filter, a build that runs the family in
     the default flavor only, no peer access) is skipped with a note."""
-    partner_flag = () if any(a.startswith("--gmb_peer_partner=") for a in options.passthrough) \
-        else (f"--gmb_peer_partner={partner}",)
+    partner_args = partner_flag(options, partner)
     runs, problems = [], []
     for flavor in options.flavors:
         if not any(name.startswith(PEER_PREFIXES) for name in list_benchmarks(
-                binaries[flavor], device, (*partner_flag, *options.passthrough), repo, env)):
+                binaries[flavor], device, (*partner_args, *options.passthrough), repo, env)):
             print(f"gmb: GPU {device}, flavor {flavor}: no peer benchmark to run", flush=True)
             continue
         if run_state.stopper.stopped:
             break
         ran = run_flavor(flavor, binaries[flavor], folder, device, options, repo, env,
                           f"GPU {device} {flavor} peer" if interactive else None, True,
-                          part=("--gmb_peer=only", *partner_flag), suffix=PEER_PART)
+                          part=("--gmb_peer=only", *partner_args), suffix=PEER_PART)
         runs += ran
         part = folder / f"{flavor}{PEER_PART}.json"
         if part.exists() or ran[-1].exit_code == 0:  # a failed run is reported by its exit code

@@ -33,7 +33,8 @@ from gmbtools.analysis import pattern_explain as explain
 from gmbtools.commands import binaries, run_options, stopping
 from gmbtools.commands.pattern_binary import run_binary
 from gmbtools.commands.repo import find_repo
-from gmbtools.data import packing, results
+from gmbtools.data import files, packing, results
+from gmbtools.data.files import WRITE_FAULT_STATUS
 from gmbtools.data.flavors import BINARIES
 from gmbtools.errors import GmbError
 from gmbtools.present import pattern_text
@@ -212,12 +213,19 @@ def _save(path: Path, loaded: results.Results, where: explain.Setting,
         raise GmbError(f"the run's context has no usable gpu_slug (got {slug!r}); nothing saved")
     root = (options.out or repo / "results").resolve()
     folder = binaries.make_run_dir(root, slug, now, "-pattern")
-    saved = folder / "pattern.json"
-    saved.write_bytes(path.read_bytes())
-    packing.pack(saved)
     shown = binary_command.replace(str(repo.resolve()) + os.sep, "")
-    (folder / "explanation.md").write_text(
-        pattern_text.markdown(where, explanations, options.gmb_command, shown), encoding="utf-8")
+    try:  # each file whole or not at all: a full disk leaves no half file
+        saved = files.write_whole(folder / "pattern.json", path.read_bytes())
+        try:
+            packing.pack(saved)
+        except OSError:  # the JSON stays, uncompressed
+            pass
+        files.write_whole(folder / "explanation.md", pattern_text.markdown(
+            where, explanations, options.gmb_command, shown))
+    except OSError as err:
+        raise GmbError(f"{files.write_error(err, folder)}: the explanation above is the whole "
+                       f"result; {folder} keeps the files written whole",
+                       WRITE_FAULT_STATUS) from None
     print(f"gmb: wrote {folder / 'explanation.md'}", file=say, flush=True)
     if len(explanations) >= 2:
         _figure(folder, where, explanations, say)

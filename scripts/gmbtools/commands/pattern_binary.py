@@ -28,8 +28,8 @@ def run_binary(cmd: list[str], repo: Path, env: dict[str, str],
     on to the binary (in a session of its own) and ends the command with 128 + N."""
     stopper = stopper or stopping.Stopper()
     try:
-        proc = subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        proc = stopping.spawn(cmd, cwd=repo, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
     except OSError as err:
         raise GmbError(f"cannot run {cmd[0]} ({err.strerror})") from None
     stopper.adopt(proc)

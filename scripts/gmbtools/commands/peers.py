@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from gmbtools.analysis.peer_table import MEASUREMENTS, RATIOS, cells
-from gmbtools.commands import binaries, flavor_runs, run_options, stopping
+from gmbtools.commands import binaries, flavor_files, run_options, stopping
 from gmbtools.commands.repo import find_repo
-from gmbtools.data import packing, results
+from gmbtools.data import files, packing, results
+from gmbtools.data.files import WRITE_FAULT_STATUS
 from gmbtools.data.flavors import BINARIES
 from gmbtools.errors import GmbError
 from gmbtools.present.peer_report import _figure, markdown
@@ -144,8 +145,20 @@ def measure(options: Options, runner: Runner | None = None, repo: Path | None = 
                 pairs.append(Pair(i, j, "", "", error=f"not measured: interrupted by "
                                                       f"{stopper.name}"))
                 continue
+            if any(p.exit_code == WRITE_FAULT_STATUS for p in pairs):  # a full disk
+                pairs.append(Pair(i, j, "", "", error="not measured: the folder could not be "
+                                                      "written"))
+                continue
             pairs.append(_measure_pair(i, j, binary, options, runner, folder, repo))
-    save(folder, options, devices, infos, pairs)
+    try:
+        save(folder, options, devices, infos, pairs)
+    except OSError as err:
+        raise GmbError(f"{files.write_error(err, folder)}: the pairs measured before are in "
+                       f"{folder} (pair-*.json)", WRITE_FAULT_STATUS) from None
+    if any(p.exit_code == WRITE_FAULT_STATUS for p in pairs):
+        print(folder, flush=True)
+        raise GmbError(f"cannot write {folder} ({files.free_space(folder) or 'see above'}): the "
+                       f"pairs measured before are in {folder / 'matrix.md'}", WRITE_FAULT_STATUS)
     if stopper.stopped:
         print(folder, flush=True)
         raise GmbError(f"interrupted by {stopper.name}: the pairs measured before are in "
@@ -173,11 +186,14 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
     pair.exit_code, last_line = runner.run(command, folder / f"pair-{i}-{j}.log")
     pair.wall_s = round(time.monotonic() - start, 3)
     if runner.stopper.stopped:
-        flavor_runs.close_cut_file(out, runner.stopper.name)
-    if out.is_file():
-        packing.pack(out)
-    else:
+        flavor_files.close_cut_file(out, runner.stopper.name)
+    if not out.is_file():
         pair.file = ""
+    else:
+        try:
+            packing.pack(out)
+        except OSError:  # a full disk: the JSON stays as it is, uncompressed
+            pair.file = out.name
     if pair.exit_code != 0:
         pair.error = f"exited with {pair.exit_code}" + (f": {last_line}" if last_line else "")
         print(f"gmb: GPU {i} with partner GPU {j}: {pair.error}; going on", file=sys.stderr,
@@ -207,7 +223,7 @@ def save(folder: Path, options: Options, devices: list[int], infos: dict[int, di
         "ratios": [{"key": k, "kernel": a, "engine": b} for k, a, b in RATIOS],
         "pairs": [asdict(p) for p in pairs],
     }
-    (folder / "matrix.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    (folder / "matrix.md").write_text(markdown(doc), encoding="utf-8")
+    files.write_whole(folder / "matrix.json", json.dumps(doc, indent=2) + "\n")
+    files.write_whole(folder / "matrix.md", markdown(doc))
 
 

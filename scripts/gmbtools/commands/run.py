@@ -25,8 +25,9 @@ from typing import Any
 from gmbtools.commands import run_state, stopping
 from gmbtools.commands.binaries import (build, device_env, device_info, list_benchmarks,
                                         make_run_dir, resolve_devices)
+from gmbtools.commands.flavor_files import fold_continuations
 from gmbtools.commands.flavor_runs import run_device, start_record
-from gmbtools.commands.node_run import run_node
+from gmbtools.commands.node_run import partner_flag, partners, run_node
 from gmbtools.commands.repo import find_repo
 from gmbtools.commands.run_options import Options, check_node_options
 from gmbtools.data import node as node_record
@@ -69,9 +70,9 @@ def _ended(folder: Path, problems: list[str]) -> Path:
     print(folder, flush=True)
     faults, stopper = run_state.write_faults, run_state.stopper
     if faults:
-        raise GmbError(f"cannot write {', '.join(faults)} (the disk is full or the folder "
-                       f"is gone; the binary's line above says which); every file written "
-                       f"before is kept in {folder}")
+        raise GmbError(f"{faults[0]}: every benchmark finished before is kept in {folder} "
+                       f"(make room, then scripts/gmb run --resume {folder})",
+                       run_state.WRITE_FAULT_STATUS)
     if stopper.stopped:
         raise GmbError(f"interrupted by {stopper.name}: the finished benchmarks are in {folder}"
                        f" (scripts/gmb run --resume {folder} runs the rest)",
@@ -118,10 +119,15 @@ def resume(options: Options, repo: Path) -> Path:
             if record is None:
                 raise GmbError(f"--resume: {sub} has no run_info.json", 2)
             _check_same(sub, record, info, options.force)
-            done = _missing(sub, device, binaries, resumed, repo, env)
-            record = start_record(resumed, preset, info, record)
+            ours = resumed
+            if node and node.concurrent and len(node.devices) > 1:  # that run's partners
+                pairs = partners([d.index for d in node.devices])
+                ours = dataclasses.replace(resumed, passthrough=(
+                    *resumed.passthrough, *partner_flag(resumed, pairs[device])))
+            done = _missing(sub, device, binaries, ours, repo, env)
+            record = start_record(ours, preset, info, record)
             runinfo.save(record, sub)
-            found = run_device(sub, device, binaries, resumed, preset, repo, env,
+            found = run_device(sub, device, binaries, ours, preset, repo, env,
                                 sys.stderr.isatty(), record, done=done)
             problems += [f"GPU {index}: {p}" for p in found] if node else found
         if node:
@@ -147,6 +153,7 @@ def _missing(folder: Path, device: int, binaries: dict[str, str], options: Optio
     resume skips); its file rewritten, uncompressed, without the errored and cut-off ones."""
     done: dict[str, set[str]] = {}
     for flavor in options.flavors:
+        fold_continuations(folder, flavor)
         path = results.stored(folder / json_name(flavor))
         finished: set[str] = set()
         if path.exists():

@@ -6,24 +6,33 @@
   binary at once). The binary abandons its benchmark, closes its file and exits 128 + N; gmb
   waits for it (at most STOP_GRACE_S, then kills it) and writes what was measured.
 - run_watched: runs one binary and ends it when its output files have not grown for
-  `stall_timeout` seconds (the watchdog): gmembench writes its file after every benchmark.
+  `stall_timeout` seconds (the watchdog): gmembench writes its file after every benchmark; or
+  at a deadline (a fleet task's time limit).
+- spawn / run: every program gmb starts dies with gmb (Linux's parent-death signal, SIGTERM:
+  gmembench closes its file as on any stop), however gmb dies, even by SIGKILL; one whose
+  parent died before it started does not start at all.
 
 Standard library only, like `gmb run`.
 """
 
+import ctypes
+import ctypes.util
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # A binary abandons its benchmark within one iteration and exits in about a second; one stuck
-# in a kernel that never returns does not, and is killed after this.
+# in a kernel that never returns does not, and is killed after this (gmb and fleet tasks alike:
+# under Slurm, well before its KillWait of 30 s ends the task itself).
 STOP_GRACE_S = 10.0
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 POLL_S = 0.2
 # The watchdog's default: 60 times the longest silence of a default run on an H100 (2.0 s,
 # results/nvidia-h100-80gb-hbm3/20261125-202947/run_info.json, longest_silence_s), room for a
@@ -90,6 +99,45 @@ def _send(child: subprocess.Popen, sig: int) -> None:
         pass
 
 
+def _prctl() -> Any:
+    """libc's prctl on Linux, else None (resolved once, before any fork)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()
+
+
+def _dies_with(parent: int) -> Any:
+    """The function a child runs between fork and exec: SIGTERM when `parent` dies; exit at
+    once where it already has (the signal would never come)."""
+
+    def bind() -> None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os._exit(128 + signal.SIGTERM)
+
+    return bind
+
+
+def spawn(command: list[str], **options: Any) -> subprocess.Popen:
+    """subprocess.Popen of a program that ends when gmb ends."""
+    if _PRCTL is not None:
+        options["preexec_fn"] = _dies_with(os.getpid())
+    return subprocess.Popen(command, **options)
+
+
+def run(command: list[str], **options: Any) -> subprocess.CompletedProcess:
+    """subprocess.run of a program that ends when gmb ends."""
+    if _PRCTL is not None:
+        options["preexec_fn"] = _dies_with(os.getpid())
+    return subprocess.run(command, **options)
+
+
 @dataclass(frozen=True)
 class Watched:
     """How a watched binary ended: its exit status (negative: killed by that signal), and
@@ -98,15 +146,19 @@ class Watched:
     returncode: int
     stalled_s: float | None = None
     longest_silence_s: float | None = None  # the longest time the files did not grow
+    timed_out: bool = False  # ended at the deadline
+    unstopped: bool = False  # killed when it had not ended STOP_GRACE_S after a stop
 
 
-def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], stdout: IO | None,
-                progress: list[Path], stall_timeout: float | None,
-                stopper: Stopper, stderr: IO | None = None) -> Watched:
-    """Run `command` to its end, a stop or a stall. `progress`: files whose growth shows the
-    binary is alive; `stall_timeout` None or 0: no watchdog."""
-    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
-                             start_new_session=True)
+def run_watched(command: list[str], *, cwd: Path | None, env: dict[str, str] | None,
+                stdout: IO | None, progress: list[Path], stall_timeout: float | None,
+                stopper: Stopper, stderr: IO | int | None = None,
+                deadline: float | None = None) -> Watched:
+    """Run `command` to its end, a stop, a stall or `deadline` (time.monotonic(); after a stop
+    the binary has STOP_GRACE_S whatever the deadline). `progress`: files whose growth shows
+    the binary is alive; `stall_timeout` None or 0: no watchdog."""
+    child = spawn(command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
+                  start_new_session=True)
     stopper.adopt(child)
     try:
         seen, since = _sizes(progress), time.monotonic()
@@ -123,8 +175,11 @@ def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], stdout: I
                 stop_seen_at = stop_seen_at or now
                 if now - stop_seen_at > STOP_GRACE_S:
                     _send(child, signal.SIGKILL)
-                    return Watched(child.wait())
+                    return Watched(child.wait(), unstopped=True)
                 continue
+            if deadline is not None and now > deadline:
+                _send(child, signal.SIGKILL)
+                return Watched(child.wait(), timed_out=True)
             sizes = _sizes(progress)
             if sizes != seen:
                 seen, since = sizes, now

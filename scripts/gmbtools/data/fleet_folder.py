@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gmbtools.data.files import write_whole
 from gmbtools.errors import GmbError
 
 MANIFEST = "fleet.json"
@@ -53,6 +54,4 @@ def load_manifest(folder: Path) -> Manifest:
 
 def write_json(path: Path, data: Any) -> None:
     """Whole or not at all: a reader never sees half a file."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(data, indent=2) + "\n")
-    partial.replace(path)
+    write_whole(path, json.dumps(data, indent=2) + "\n")

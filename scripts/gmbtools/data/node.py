@@ -5,6 +5,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gmbtools.data.files import write_whole
 from gmbtools.errors import GmbError
 
 NODE_FILE = "node.json"
@@ -47,7 +48,7 @@ def is_node(folder: Path) -> bool:
 
 
 def save_node(folder: Path, node: Node) -> None:
-    (folder / NODE_FILE).write_text(json.dumps(asdict(node), indent=2) + "\n")
+    write_whole(folder / NODE_FILE, json.dumps(asdict(node), indent=2) + "\n")
 
 
 def load_node(folder: Path) -> Node:

@@ -6,13 +6,22 @@ import gzip
 import shutil
 from pathlib import Path
 
+from gmbtools.data.files import remove_quietly
+
 
 def pack(path: Path) -> Path:
     """Compress `path` into `path.gz` (no timestamp inside, so equal files compress to equal
-    bytes), remove `path`, and return the new path."""
+    bytes), remove `path`, and return the new path. Where the copy cannot be written (a full
+    disk) it is removed, `path` stays as it was, and the OSError is raised."""
     packed = path.with_name(path.name + ".gz")
-    with open(path, "rb") as source, open(packed, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as target:
-            shutil.copyfileobj(source, target)
+    temporary = path.with_name(packed.name + ".tmp")
+    try:
+        with open(path, "rb") as source, open(temporary, "wb") as raw:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as target:
+                shutil.copyfileobj(source, target)
+        temporary.replace(packed)
+    except OSError:
+        remove_quietly(temporary)
+        raise
     path.unlink()
     return packed

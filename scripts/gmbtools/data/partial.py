@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from gmbtools.data.files import write_whole
 from gmbtools.data.results import read_text
 from gmbtools.errors import GmbError
 
@@ -152,10 +153,4 @@ def merge(doc: dict[str, Any], part: dict[str, Any], adds_up: bool) -> dict[str,
 
 def write(doc: dict[str, Any], path: Path) -> None:
     """Write `doc` beside `path` and rename it over it: the file is whole at every moment."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        temporary.replace(path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_whole(path, json.dumps(doc, indent=2) + "\n")

@@ -6,6 +6,8 @@ that `gmb summary` can re-write summary.md later without losing what only the ru
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from gmbtools.data.files import write_whole
 from typing import Any
 
 from gmbtools.errors import GmbError
@@ -60,11 +62,7 @@ class RunInfo:
 
 def save(info: RunInfo, folder: Path) -> Path:
     """Written beside and renamed over the old record: whole at every moment."""
-    path = folder / RUN_INFO_FILE
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
-    temporary.replace(path)
-    return path
+    return write_whole(folder / RUN_INFO_FILE, json.dumps(asdict(info), indent=2) + "\n")
 
 
 def load(folder: Path) -> RunInfo | None:

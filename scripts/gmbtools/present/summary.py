@@ -11,6 +11,7 @@ from typing import Any
 
 from gmbtools.analysis import arch, health
 from gmbtools.data import partial, results, runinfo
+from gmbtools.data.files import write_whole
 from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
 from gmbtools.data.naming import LATENCY_FAMILIES
 from gmbtools.data.results import Results
@@ -77,7 +78,7 @@ def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
         names = ", ".join(json_name(f) for f in FLAVORS)
         raise GmbError(f"{folder}: no results to summarise (none of {names})")
     path = folder / SUMMARY_FILE
-    path.write_text(render(loaded, info, folder), encoding="utf-8")
+    write_whole(path, render(loaded, info, folder))
     return Written(path, [value for value in loaded.values() if isinstance(value, str)])
 
 
