@@ -8,7 +8,7 @@ from conftest import GMB, SYNTHETIC_CA, SYNTHETIC_DEFAULT, assert_one_line_error
 def test_summary_of_a_missing_folder():
     # Run as a user would: the executable script itself, found through its shebang.
     proc = subprocess.run([str(GMB), "summary", "/nonexistent"], capture_output=True, text=True)
-    assert_one_line_error(proc, "/nonexistent: no such directory")
+    assert_one_line_error(proc, "/nonexistent: no such folder")
     assert proc.returncode == 1
 
 
@@ -34,7 +34,8 @@ def test_summary_writes_and_prints_its_path(tmp_path):
         ((), "required: COMMAND"),
         (("frob",), "invalid choice: 'frob'"),
         (("summary",), "required: RESULTS_DIR"),
-        (("summary", "/tmp", "--benchmark_filter=x"), "unrecognized arguments"),
+        (("summary", "/tmp", "--benchmark_filter=x"),
+         "unrecognized argument '--benchmark_filter=x'"),
         # Rejected before anything runs (no setup, no build).
         (("run", "--bogus"), "unrecognized argument '--bogus'"),
         (("run", "--dev", "1"), "unrecognized argument '--dev'"),  # no abbreviations

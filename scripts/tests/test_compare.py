@@ -37,7 +37,8 @@ def section(text, title):
 
 @pytest.fixture(scope="module")
 def run():
-    comparisons, preamble = compare.compare_flavors(CACHING_RUN, None)
+    comparisons, preamble, unread = compare.compare_flavors(CACHING_RUN, None)
+    assert unread == []
     medians = {f: results.median_by_name(results.load(CACHING_RUN / f"{f}.json").records)
                for f in ("default", "ca", "cg")}
     return {(c.a.label, c.b.label): c for c in comparisons}, preamble, medians
@@ -248,16 +249,18 @@ def test_labels_name_the_files(tmp_path):
 def test_flavors_with_a_missing_file(tmp_path):
     two_files(tmp_path, [bench("read/f32", 3 * T, 0.001)], [bench("read/f32", 2 * T, 0.001)],
               names=("default.json", "cg.json"))
-    comparisons, preamble = compare.compare_flavors(tmp_path, None)
+    comparisons, preamble, unread = compare.compare_flavors(tmp_path, None)
+    assert unread == []  # a flavor file the folder lacks is no problem
     assert [(c.a.label, c.b.label) for c in comparisons] == [("default", "cg")]
     assert "**Skipped:** `ca.json` is not in this folder (no ca/default, cg/ca)." in preamble
     text = compare.markdown(comparisons, preamble, show_all=False)
     assert "| `read/f32` | 3000.0 | 2000.0 | 0.6667 |" in text
 
     (tmp_path / "ca.json").write_text("{}")
-    _, preamble = compare.compare_flavors(tmp_path, None)
+    _, preamble, unread = compare.compare_flavors(tmp_path, None)
     assert any(line.startswith("**Skipped:**") and "ca.json: not Google Benchmark JSON" in line
                for line in preamble)
+    assert len(unread) == 1 and "ca.json: not Google Benchmark JSON" in unread[0]
 
     (tmp_path / "cg.json").unlink()
     with pytest.raises(GmbError, match="fewer than two readable flavor files"):
@@ -295,7 +298,7 @@ def test_unreadable_file(tmp_path, content, fragment):
     (("compare", "a.json", "b.json", "c.json"), "got 3 files"),
     (("compare", "a.json", "--flavors", "x"), "not both"),
     (("compare", "a.json", "b.json", "--filter", "("), "--filter: not a regular expression"),
-    (("compare", "a.json", "b.json", "--bogus"), "unrecognized arguments: --bogus"),
+    (("compare", "a.json", "b.json", "--bogus"), "unrecognized argument '--bogus'"),
 ])
 def test_usage_errors(args, fragment):
     proc = gmb(*args)
@@ -305,4 +308,4 @@ def test_usage_errors(args, fragment):
 
 def test_missing_flavors_folder():
     assert_one_line_error(gmb("compare", "--flavors", "/nonexistent"),
-                          "/nonexistent: no such directory")
+                          "/nonexistent: no such folder")

@@ -72,7 +72,7 @@ def test_node_summary_and_fleet_report_read_packed_files(tmp_path):
         devices.append(node_record.NodeDevice(index, uuid, "NVIDIA H200", f"gpu{index}-{uuid}"))
     node_record.save_node(node, node_record.Node("scripts/gmb run --devices 0,1", False,
                                                    devices))
-    text = node_summary.write(node).read_text()
+    text = node_summary.write(node)[0].read_text()
     assert len([line for line in text.splitlines() if line.startswith("| 0 |")
                 or line.startswith("| 1 |")]) == 2
 

@@ -73,7 +73,7 @@ def test_node_summary_tabulates_every_gpu_with_median_and_spread(tmp_path: Path,
 
 def test_a_gpu_below_the_nodes_median_is_flagged(tmp_path: Path):
     folder = make_node(tmp_path / "node", slow_read=1.1)
-    text = (node_summary.write(folder)).read_text()
+    text = node_summary.write(folder)[0].read_text()
     flags = text.split("## Flags")[1]
     found = re.search(r"- GPU 3 \(default · NVIDIA H200\): best read [0-9.]+ GB/s, "
                       r"([0-9.]+) of the median", flags)
@@ -83,7 +83,7 @@ def test_a_gpu_below_the_nodes_median_is_flagged(tmp_path: Path):
 
 def test_gpus_of_different_models_are_compared_within_their_model(tmp_path: Path):
     folder = make_node(tmp_path / "node", runs=(*H200_RUNS, H100_RUN))
-    text = node_summary.write(folder).read_text()
+    text = node_summary.write(folder)[0].read_text()
     assert "## Flags\n\n- none" in text  # the H100 is not an H200 below the median
     assert text.count("| median |") == 2  # one per model
 
@@ -91,7 +91,7 @@ def test_gpus_of_different_models_are_compared_within_their_model(tmp_path: Path
 def test_a_node_of_gpus_the_suite_was_not_measured_on_says_so_first(tmp_path: Path):
     facts = ("Blackwell, sm_100 not measured by gmembench: L1 size and carve-out from the "
              "Blackwell Tuning Guide; the model's DRAM granule is Hopper's (64 B)")
-    text = node_summary.write(make_node(tmp_path / "node", facts=facts)).read_text()
+    text = node_summary.write(make_node(tmp_path / "node", facts=facts))[0].read_text()
     assert text.splitlines()[2] == f"> **Unverified on this GPU:** {facts} (see `docs/gpus.md`)."
-    measured = node_summary.write(make_node(tmp_path / "other")).read_text()
+    measured = node_summary.write(make_node(tmp_path / "other"))[0].read_text()
     assert "Unverified" not in measured

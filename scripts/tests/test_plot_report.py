@@ -213,13 +213,14 @@ def test_plot_of_the_committed_h200_run(tmp_path, capsys):
 @pytest.mark.parametrize("command", ["plot", "report"])
 def test_missing_folder(command, capsys):
     assert main([command, "/nonexistent"]) == 1
-    one_line_error(capsys, "/nonexistent: no such directory")
+    one_line_error(capsys, "/nonexistent: no such folder")
 
 
 @pytest.mark.parametrize("command", ["plot", "report"])
 def test_folder_without_results(command, tmp_path, capsys):
     assert main([command, str(tmp_path)]) == 1
-    one_line_error(capsys, "no results to plot (none of default.json, ca.json, cg.json)")
+    one_line_error(capsys, f"{tmp_path}: no flavor file in this folder (default.json, ca.json or "
+                           "cg.json, plain or .gz)")
 
 
 @pytest.mark.parametrize(("content", "fragment"), [
@@ -236,7 +237,7 @@ def test_the_only_file_unreadable(tmp_path, capsys, content, fragment):
 def test_report_of_a_run_without_the_new_families_and_an_unreadable_file(tmp_path, capsys):
     shutil.copy(SYNTHETIC_DEFAULT, tmp_path / "default.json")
     (tmp_path / "cg.json").write_text("")
-    assert main(["report", str(tmp_path)]) == 0
+    assert main(["report", str(tmp_path)]) == 3  # done from default.json; cg.json gave nothing
     captured = capsys.readouterr()
     assert captured.err.strip() == f"gmb: warning: {tmp_path / 'cg.json'}: file is empty" \
                                    " (did the benchmark run start?)"
@@ -278,8 +279,8 @@ def test_load_describes_or_writes_csv(tmp_path, capsys):
 
 def test_load_errors(tmp_path, capsys):
     assert main(["load", str(tmp_path / "none.json")]) == 1
-    one_line_error(capsys, "none.json: no such file")
-    assert main(["load", str(tmp_path / "none.json"), str(SYNTHETIC_CA)]) == 0
+    one_line_error(capsys, "none.json: no such file or folder")
+    assert main(["load", str(tmp_path / "none.json"), str(SYNTHETIC_CA)]) == 3
     assert "gmb: warning: " in capsys.readouterr().err
     assert main(["load"]) == 2
     one_line_error(capsys, "required: FILE")

@@ -156,9 +156,9 @@ def test_unreadable_flavor_file_is_reported_and_the_rest_summarised(folder):
 
 
 def test_folder_without_results(tmp_path):
-    with pytest.raises(GmbError, match="no results to summarise"):
+    with pytest.raises(GmbError, match="no flavor file in this folder"):
         write_summary(tmp_path)
-    with pytest.raises(GmbError, match="no such directory"):
+    with pytest.raises(GmbError, match="no such folder"):
         write_summary(tmp_path / "missing")
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from gmbtools.analysis import headlines, littles_law, model_predict
 from gmbtools.data import results
-from gmbtools.data.flavors import FLAVORS, json_name
+from gmbtools.data.flavors import FLAVORS
 from gmbtools.data.naming import to_number, type_and_op
 from gmbtools.data.results import Record, Results
 from gmbtools.errors import GmbError
@@ -92,14 +92,11 @@ def rows_frame(loaded: Iterable[Results]) -> pd.DataFrame:
 
 
 def readable_medians(folder: Path, loaded: dict[str, Results | str | None]) -> pd.DataFrame:
-    """medians_frame of the files of `folder` that could be read (`results.load_folder`'s
-    answer); GmbError naming why when none could."""
-    readable = [value for value in loaded.values() if isinstance(value, Results)]
+    """medians_frame of the files of `folder` that hold benchmarks (`results.load_folder`'s
+    answer); GmbError naming why when none does."""
+    readable = list(results.readable(loaded).values())
     if not readable:
-        problems = [value for value in loaded.values() if isinstance(value, str)]
-        names = ", ".join(json_name(f) for f in FLAVORS)
-        raise GmbError("; ".join(problems) if problems
-                       else f"{folder}: no results to plot (none of {names})")
+        raise GmbError("; ".join(results.problems(loaded)) or results.no_flavor_file(folder))
     return medians_frame(readable)
 
 

@@ -1,12 +1,14 @@
 """The `gmb` command line: one table of subcommands (COMMANDS, FLEET_STEPS), one parser.
 
 Every error a user can cause ends as one `gmb: error: ...` line on stderr and a non-zero exit
-status, argparse's own usage errors included. What each subcommand takes and does lives in
-subcommands/; `load`, `plot` and `report` need pandas and matplotlib and say so in one line
-where they are missing.
+status, argparse's own usage errors included; a reader that closes the pipe early (`| head`)
+ends the command quietly with status 0, as it would end a Unix tool. What each subcommand takes
+and does lives in subcommands/; `load`, `plot` and `report` need pandas and matplotlib and say
+so in one line where they are missing.
 """
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from gmbtools.commands.subcommands import (compare, fleet, load, ncu, pattern, peers, plot, report,
                                            run, summary)
 from gmbtools.commands.subcommands.options import fleet_dir_argument, results_dir_argument
-from gmbtools.errors import GmbError
+from gmbtools.errors import GmbError, os_error_line
 
 
 @dataclass(frozen=True)
@@ -163,20 +165,45 @@ def _add_commands(subparsers: argparse._SubParsersAction, table: tuple[Command, 
         parser.set_defaults(handler=command.handler)
 
 
+def _options_before_command(argv: list[str]) -> None:
+    """`gmb --bogus` (or `gmb fleet --bogus`): argparse would only say that COMMAND is
+    missing; name the option instead. gmb and fleet themselves take only --help."""
+    for index, arg in enumerate(argv):
+        if arg in ("-h", "--help"):
+            return
+        if arg.startswith("-"):
+            raise GmbError(f"unrecognized argument {arg!r} (only --help goes before the "
+                           "command; a command's own options go after it)", 2)
+        if arg != "fleet" or index > 0:
+            return
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point for scripts/gmb; returns the process exit status."""
     argv = sys.argv[1:] if argv is None else argv
     try:
+        _options_before_command(argv)
         args, extra = build_parser().parse_known_args(argv)
         status: int = args.handler(args, extra, argv)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
         return status
     except GmbError as err:
         print(f"gmb: error: {err}", file=sys.stderr)
         return err.exit_code
+    except BrokenPipeError:  # the reader of our stdout is gone: nothing left to say
+        _quiet_stdout()
+        return 0
     except OSError as err:  # e.g. a results folder we may not write to
-        where = f"{err.filename}: " if err.filename else ""
-        print(f"gmb: error: {where}{err.strerror or err}", file=sys.stderr)
+        print(f"gmb: error: {os_error_line(err)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("gmb: error: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail on the closed
+    pipe again and print "Exception ignored ... BrokenPipeError"."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

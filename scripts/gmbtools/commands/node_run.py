@@ -72,7 +72,7 @@ def run_node(folder: Path, devices: list[int], infos: dict[int, dict[str, Any]],
         for d in devices:
             problems += [f"GPU {d}: {p}" for p in finish_device(
                 subfolders[d], flavors(d), options, preset, record=records[d])]
-    path = node_summary.write(folder)
+    path, _ = node_summary.write(folder)  # each GPU's unreadable files are in `problems`
     print(f"gmb: wrote {path}", flush=True)
     return problems
 

@@ -131,7 +131,7 @@ def resume(options: Options, repo: Path) -> Path:
                                 sys.stderr.isatty(), record, done=done)
             problems += [f"GPU {index}: {p}" for p in found] if node else found
         if node:
-            print(f"gmb: wrote {node_summary.write(folder)}", flush=True)
+            print(f"gmb: wrote {node_summary.write(folder)[0]}", flush=True)
     return _ended(folder, problems)
 
 

@@ -38,6 +38,9 @@ def save_manifest(folder: Path, manifest: Manifest) -> None:
 
 def load_manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST
+    if not folder.is_dir():
+        what = "is a file, not a fleet folder" if folder.exists() else "no such folder"
+        raise GmbError(f"{folder}: {what} (gmb fleet submit makes one, with {MANIFEST})")
     if not path.is_file():
         raise GmbError(f"{folder}: not a fleet folder (no {MANIFEST}; gmb fleet submit makes it)")
     try:

@@ -9,6 +9,7 @@ import gzip
 import json
 import math
 import statistics
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,25 +20,11 @@ from gmbtools.errors import GmbError
 
 # Numeric keys Google Benchmark writes itself; every other numeric key of an entry is a counter
 # (user counters such as `pct_peak`, and `bytes_per_second` from SetBytesProcessed).
-_GB_NUMERIC_KEYS = frozenset(
-    {
-        "family_index",
-        "per_family_instance_index",
-        "repetitions",
-        "repetition_index",
-        "threads",
-        "iterations",
-        "real_time",
-        "cpu_time",
-        "cpu_coefficient",
-        "real_coefficient",
-        "rms",
-        "allocs_per_iter",
-        "max_bytes_used",
-        "total_allocated_bytes",
-        "net_heap_growth",
-    }
-)
+_GB_NUMERIC_KEYS = frozenset({
+    "family_index", "per_family_instance_index", "repetitions", "repetition_index", "threads",
+    "iterations", "real_time", "cpu_time", "cpu_coefficient", "real_coefficient", "rms",
+    "allocs_per_iter", "max_bytes_used", "total_allocated_bytes", "net_heap_growth",
+})
 
 
 @dataclass(frozen=True)
@@ -108,11 +95,16 @@ def load(path: str | Path) -> Results:
     return Results(path=path, context=doc["context"], records=records)
 
 
+FLAVOR_FILES = ", ".join(json_name(flavor) for flavor in FLAVORS[:-1]) + \
+    f" or {json_name(FLAVORS[-1])}, plain or .gz"
+
+
 def load_folder(folder: Path) -> dict[str, Results | str | None]:
     """Each flavor of a results folder: its loaded file, the one-line reason it could not be
     read, or None where the folder has no file for it."""
     if not folder.is_dir():
-        raise GmbError(f"{folder}: no such directory")
+        what = "is a file, not a results folder" if folder.exists() else "no such folder"
+        raise GmbError(f"{folder}: {what} (a results folder holds {FLAVOR_FILES})")
     loaded: dict[str, Results | str | None] = {}
     for flavor in FLAVORS:
         path = stored(folder / json_name(flavor))
@@ -121,6 +113,29 @@ def load_folder(folder: Path) -> dict[str, Results | str | None]:
         except GmbError as err:
             loaded[flavor] = str(err)
     return loaded
+
+
+def no_flavor_file(folder: Path) -> str:
+    return f"{folder}: no flavor file in this folder ({FLAVOR_FILES})"
+
+
+def problem(value: Results | str | None) -> str | None:
+    """Why a loaded file gives nothing: load_folder's reason, or that it holds no benchmarks
+    (a run stopped before its first one); None for a file with benchmarks or no file."""
+    if isinstance(value, Results) and not value.records:
+        return f"{value.path}: holds no benchmarks (its 'benchmarks' list is empty)"
+    return value if isinstance(value, str) else None
+
+
+def problems(loaded: dict[str, Results | str | None]) -> list[str]:
+    """problem() of each flavor of load_folder's answer: one line per file, naming it."""
+    return [line for line in map(problem, loaded.values()) if line is not None]
+
+
+def readable(loaded: dict[str, Results | str | None]) -> dict[str, Results]:
+    """The flavors of load_folder's answer that hold benchmarks."""
+    return {flavor: value for flavor, value in loaded.items()
+            if isinstance(value, Results) and problem(value) is None}
 
 
 def stored(path: Path) -> Path:
@@ -152,12 +167,17 @@ def read_text(path: Path) -> str:
                 text = file.read()
         else:
             text = path.read_text(encoding="utf-8")
-    except (gzip.BadGzipFile, EOFError):
-        raise GmbError(f"{path}: truncated or corrupt gzip file") from None
+    except gzip.BadGzipFile as err:  # the magic bytes, or a checksum at the end
+        what = "not a gzip file" if "Not a gzipped file" in str(err) else f"corrupt gzip ({err})"
+        raise GmbError(f"{path}: {what}") from None
+    except EOFError:
+        raise GmbError(f"{path}: gzip file cut short (truncated)") from None
+    except zlib.error as err:  # damaged compressed data inside a valid header
+        raise GmbError(f"{path}: corrupt gzip data ({err})") from None
     except FileNotFoundError:
-        raise GmbError(f"{path}: no such file") from None
+        raise GmbError(f"{path}: no such file or folder") from None
     except IsADirectoryError:
-        raise GmbError(f"{path}: is a directory, not a JSON file") from None
+        raise GmbError(f"{path}: is a folder, not a JSON file") from None
     except UnicodeDecodeError:
         raise GmbError(f"{path}: not a text file") from None
     except OSError as err:

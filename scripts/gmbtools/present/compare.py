@@ -89,8 +89,11 @@ def noise(cv_a: float | None, cv_b: float | None) -> float:
 
 
 def side(path: Path, label: str, loaded: Results | None = None) -> Side:
-    """A file's medians (loading it unless `loaded` is given) under `label`."""
+    """A file's medians (loading it unless `loaded` is given) under `label`; GmbError for a file
+    that holds no benchmarks."""
     loaded = loaded if loaded is not None else results.load(path)
+    if (why := results.problem(loaded)) is not None:
+        raise GmbError(why)
     return Side(label, path, results.median_by_name(loaded.records))
 
 
@@ -229,12 +232,13 @@ def compare_files(a: Path, b: Path, name_filter: re.Pattern[str] | None) -> list
 
 
 def compare_flavors(folder: Path, name_filter: re.Pattern[str] | None
-                    ) -> tuple[list[Comparison], list[str]]:
-    """`gmb compare --flavors RESULTS_DIR`: ca/default, cg/default and cg/ca of one run, and
-    the lines to print before them: a title, and a line for each flavor file that is missing
-    or unreadable (its tables are skipped) or whose context names another flavor."""
+                    ) -> tuple[list[Comparison], list[str], list[str]]:
+    """`gmb compare --flavors RESULTS_DIR`: ca/default, cg/default and cg/ca of one run; the
+    lines to print before them: a title, and a line for each flavor file that is missing or
+    gives nothing (its tables are skipped) or whose context names another flavor; and the files
+    that gave nothing (`results.problems`), for the command's warnings."""
     loaded = results.load_folder(folder)
-    files = {flavor: value for flavor, value in loaded.items() if isinstance(value, Results)}
+    files = results.readable(loaded)
     lines = [f"# gmb compare: flavors of `{folder}` "
              f"({gpu_name({f: r.context for f, r in files.items()})})", ""]
     for flavor, value in loaded.items():
@@ -242,19 +246,22 @@ def compare_flavors(folder: Path, name_filter: re.Pattern[str] | None
         if value is None:
             lines += [f"**Skipped:** `{json_name(flavor)}` is not in this folder (no {skipped}).",
                       ""]
-        elif isinstance(value, str):
-            lines += [f"**Skipped:** {cell(value)} (no {skipped}).", ""]
+        elif (why := results.problem(value)) is not None:
+            lines += [f"**Skipped:** {cell(why)} (no {skipped}).", ""]
         elif value.context.get("gmb_flavor") != flavor:
             lines += [f"**Warning:** `{json_name(flavor)}`'s context says gmb_flavor = "
                       f"`{value.context.get('gmb_flavor')}`.", ""]
     sides = {flavor: side(r.path, flavor, r) for flavor, r in files.items()}
     comparisons = [compare(sides[a], sides[b], name_filter)
                    for a, b in FLAVOR_PAIRS if a in sides and b in sides]
+    if all(value is None for value in loaded.values()):
+        raise GmbError(results.no_flavor_file(folder))
     if not comparisons:
         names = ", ".join(json_name(flavor) for flavor in loaded)
+        unread = "".join(f"; {why}" for why in results.problems(loaded))
         raise GmbError(f"{folder}: fewer than two readable flavor files of {names}; "
-                       "nothing to compare")
-    return comparisons, lines
+                       f"nothing to compare{unread}")
+    return comparisons, lines, results.problems(loaded)
 
 
 def markdown(comparisons: list[Comparison], preamble: list[str], show_all: bool,

@@ -14,7 +14,7 @@ from gmbtools.analysis import arch
 from gmbtools.analysis.headlines import MEMCPY, MEMSET, headline_picks
 from gmbtools.data.flavors import FLAVORS
 from gmbtools.data.node import NodeDevice, NodePhase, load_node
-from gmbtools.data.results import Results, load_folder, median_by_name
+from gmbtools.data.results import Results, load_folder, median_by_name, problem
 
 FLAG_BELOW = 0.95  # a GPU this far under its model's median (a node's, a fleet's) is flagged
 LABELS = ("best read", "best write", "best copy", MEMCPY, MEMSET)
@@ -33,8 +33,9 @@ def headlines(results: Results) -> dict[str, float]:
     return values
 
 
-def write(folder: Path) -> Path:
-    """summary.md of a node folder, from node.json and the GPUs' result files."""
+def write(folder: Path) -> tuple[Path, list[str]]:
+    """summary.md of a node folder, from node.json and the GPUs' result files; and the files
+    that gave nothing (unreadable or without benchmarks), one line each."""
     node = load_node(folder)
     how = "all at once" if node.concurrent else "one after another"
     lines = [
@@ -44,11 +45,13 @@ def write(folder: Path) -> Path:
         "the median of the node's GPUs of its model.", "",
     ]
     flagged: list[str] = []
+    unread: list[str] = []
     contexts: dict[str, dict] = {}  # for the line on architectures the suite did not measure
     for flavor in FLAVORS:
         table = {}
         for d in node.devices:
             loaded = load_folder(folder / d.folder).get(flavor)
+            unread += [why] if (why := problem(loaded)) is not None else []
             if isinstance(loaded, Results):
                 table[d] = headlines(loaded)
                 contexts[f"{d.folder}/{flavor}"] = loaded.context
@@ -67,7 +70,7 @@ def write(folder: Path) -> Path:
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
     path = folder / "summary.md"
     path.write_text("\n".join(lines))
-    return path
+    return path, unread
 
 
 def _phase_lines(phases: list[NodePhase]) -> list[str]:

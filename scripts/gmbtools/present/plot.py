@@ -1,15 +1,15 @@
 """`gmb plot`: draw every figure a results folder has data for, as PNG (and SVG on request).
 
 A figure whose family the run lacks is skipped with a one-line reason; a flavor file that
-cannot be read is reported and the others are drawn. Only a folder with nothing readable is
-an error (`GmbError`); `Plotted.written` empty means no figure applied.
+cannot be read or holds no benchmarks is in `Plotted.unreadable` (for the command's warnings)
+and the others are drawn. Only a folder with nothing readable is an error (`GmbError`);
+`Plotted.written` empty means no figure applied.
 """
 
 import concurrent.futures
 import multiprocessing
 import multiprocessing.forkserver
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,21 +66,20 @@ class Plotted:
 
     @property
     def unreadable(self) -> list[str]:
-        return [value for value in self.loaded.values() if isinstance(value, str)]
+        """The flavor files that gave nothing, one line each (`results.problems`)."""
+        return results.problems(self.loaded)
 
     def messages(self) -> list[str]:
-        """One line per unreadable file, figure written and figure skipped."""
-        lines = [f"warning: {reason}" for reason in self.unreadable]
-        lines += [f"wrote {paths[0]}" + (" (+ .svg)" if len(paths) > 1 else "")
-                  for paths in self.written.values()]
+        """One line per figure written and figure skipped."""
+        lines = [f"wrote {paths[0]}" + (" (+ .svg)" if len(paths) > 1 else "")
+                 for paths in self.written.values()]
         lines += [f"skipped {stem}: {why}" for stem, why in self.skipped.items()]
         return lines
 
     def say(self) -> None:
-        """Print `messages()` as `gmb: ...` lines, warnings on stderr."""
+        """Print `messages()` as `gmb: ...` lines on stdout (the warnings are the command's)."""
         for line in self.messages():
-            stream = sys.stderr if line.startswith("warning:") else sys.stdout
-            print(f"gmb: {line}", file=stream, flush=True)
+            print(f"gmb: {line}", flush=True)
 
 
 def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plotted:

@@ -12,7 +12,7 @@ from typing import Any
 from gmbtools.analysis import arch, health
 from gmbtools.data import partial, results, runinfo
 from gmbtools.data.files import write_whole
-from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, FLAVORS, json_name
+from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, json_name
 from gmbtools.data.naming import LATENCY_FAMILIES
 from gmbtools.data.results import Results
 from gmbtools.data.runinfo import RunInfo
@@ -64,10 +64,12 @@ DEBUG_WARNING = "Library was built as DEBUG. Timings may be affected."
 
 @dataclass(frozen=True)
 class Written:
-    """Where the summary went, and the flavor files that could not be read (listed in it)."""
+    """Where the summary went, the flavor files that gave nothing (listed in it, one line each:
+    unreadable or without benchmarks) and how many gave numbers."""
 
     path: Path
     unreadable: list[str]
+    readable: int
 
 
 def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
@@ -75,11 +77,10 @@ def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
     loaded = results.load_folder(folder)
     ran = info is not None and bool(info.flavor_runs)
     if all(value is None for value in loaded.values()) and not ran:
-        names = ", ".join(json_name(f) for f in FLAVORS)
-        raise GmbError(f"{folder}: no results to summarise (none of {names})")
+        raise GmbError(results.no_flavor_file(folder))
     path = folder / SUMMARY_FILE
     write_whole(path, render(loaded, info, folder))
-    return Written(path, [value for value in loaded.values() if isinstance(value, str)])
+    return Written(path, results.problems(loaded), len(results.readable(loaded)))
 
 
 def rewrite(folder: Path) -> Written:

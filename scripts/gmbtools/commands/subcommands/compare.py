@@ -3,7 +3,7 @@
 import argparse
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra
+from gmbtools.commands.subcommands.options import no_extra, partly_read
 from gmbtools.errors import GmbError
 
 
@@ -40,14 +40,20 @@ def compare_handler(args: argparse.Namespace, extra: list[str], argv: list[str])
     except re.error as err:
         raise GmbError(f"--filter: not a regular expression ({err})", 2) from None
 
+    for path in files:
+        if path.is_dir():
+            raise GmbError(f"{path}: is a folder, not a JSON file (--flavors {path} compares "
+                           "the flavor files of a results folder)")
     if args.flavors is not None:
-        comparisons, preamble = compare.compare_flavors(args.flavors, name_filter)
+        comparisons, preamble, unread = compare.compare_flavors(args.flavors, name_filter)
     else:
-        comparisons, preamble = compare.compare_files(files[0], files[1], name_filter), []
+        comparisons, preamble, unread = (
+            compare.compare_files(files[0], files[1], name_filter), [], [])
+    status = partly_read(unread)
     text = compare.markdown(comparisons, preamble, args.all, name_filter)
     if args.csv is not None:
         compare.write_csv(comparisons, args.csv)
     if args.md is not None:
         args.md.write_text(text, encoding="utf-8")
     print(text, end="")
-    return 0
+    return status

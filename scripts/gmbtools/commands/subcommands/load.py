@@ -1,10 +1,9 @@
 """`gmb load`: JSON files as one table, described or written as CSV."""
 
 import argparse
-import sys
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra, plotting_module
+from gmbtools.commands.subcommands.options import no_extra, partly_read, plotting_module
 from gmbtools.errors import GmbError
 
 
@@ -18,27 +17,31 @@ def load_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) ->
     frame = plotting_module("analysis.frame")
     from gmbtools.data import results
 
-    loaded = []
+    loaded: list[results.Results] = []
+    problems: list[str] = []  # one line per input that gave nothing
     for path in args.files:
         if path.is_dir():  # a results folder: its flavor files (plain or .gz)
-            for value in results.load_folder(path).values():
-                if isinstance(value, str):
-                    print(f"gmb: warning: {value}", file=sys.stderr)
-                elif value is not None:
-                    loaded.append(value)
+            found = results.load_folder(path)
+            if all(value is None for value in found.values()):
+                problems.append(results.no_flavor_file(path))
+            problems += results.problems(found)
+            loaded += results.readable(found).values()
             continue
         try:
-            loaded.append(results.load(path))
+            value = results.load(path)
         except GmbError as err:
-            if len(args.files) == 1:
-                raise
-            print(f"gmb: warning: {err}", file=sys.stderr)
+            problems.append(str(err))
+            continue
+        why = results.problem(value)
+        problems += [why] if why is not None else []
+        loaded += [value] if why is None else []
     if not loaded:
-        raise GmbError("none of the files could be read")
+        raise GmbError("; ".join(problems))
+    status = partly_read(problems)
     table = frame.rows_frame(loaded)
     if args.csv is None:
         print("\n".join(frame.describe(table)))
     else:
         table.to_csv(args.csv, index=False)
         print(args.csv)
-    return 0
+    return status

@@ -4,7 +4,7 @@ import argparse
 from pathlib import Path
 
 from gmbtools.commands.repo import find_repo
-from gmbtools.commands.subcommands.options import non_negative
+from gmbtools.commands.subcommands.options import non_negative, unrecognized
 from gmbtools.data.flavors import FLAVORS
 from gmbtools.errors import GmbError
 
@@ -27,7 +27,7 @@ def ncu_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
     if not (find_repo() / binary).is_file():
         raise GmbError(f"{binary} is not built: run scripts/gmb run (or cmake --build) first")
     if any(not arg.startswith("--gmb_") for arg in extra):
-        raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
+        raise GmbError(unrecognized([arg for arg in extra if not arg.startswith("--gmb_")]), 2)
     options = ncu.Options(binary=str(find_repo() / binary), device=args.device,
                           benchmark_filter=args.filter, out=args.out, passthrough=tuple(extra))
     print(ncu.run(options))

@@ -1,13 +1,14 @@
 """What several subcommands take: the results folder, the fleet folder, the options of every
 command that builds, runs and writes a results folder; the checks of option values; the plotting
-modules, loaded only when a command needs them."""
+modules, loaded only when a command needs them; the exit status of inputs read in part."""
 
 import argparse
 import importlib
+import sys
 from pathlib import Path
 from typing import Any
 
-from gmbtools.errors import GmbError
+from gmbtools.errors import PARTLY_READ, GmbError
 
 
 def results_dir_argument(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +45,22 @@ def plotting_module(name: str) -> Any:
 
 def no_extra(extra: list[str]) -> None:
     if extra:
-        raise GmbError(f"unrecognized arguments: {' '.join(extra)}", 2)
+        raise GmbError(unrecognized(extra), 2)
+
+
+def unrecognized(extra: list[str]) -> str:
+    """`unrecognized argument '--x'`, each argument quoted as the user typed it."""
+    return f"unrecognized argument{'s' if len(extra) > 1 else ''} " + \
+        " ".join(repr(arg) for arg in extra)
+
+
+def partly_read(problems: list[str]) -> int:
+    """The one rule for inputs read in part (docs/usage.md, "Exit status"): a warning line per
+    input that gave nothing, naming it and why, and status PARTLY_READ; 0 when there is none.
+    The caller has done its work from the rest; with no rest it raises GmbError instead."""
+    for line in problems:
+        print(f"gmb: warning: {line}", file=sys.stderr, flush=True)
+    return PARTLY_READ if problems else 0
 
 
 def non_negative(text: str) -> int:

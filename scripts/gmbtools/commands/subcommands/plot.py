@@ -3,7 +3,8 @@
 import argparse
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra, plotting_module, results_dir_argument
+from gmbtools.commands.subcommands.options import (no_extra, partly_read, plotting_module,
+                                                   results_dir_argument)
 from gmbtools.errors import GmbError
 
 
@@ -17,7 +18,8 @@ def plot_arguments(plot: argparse.ArgumentParser) -> None:
 def plot_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     no_extra(extra)
     plotted = plotting_module("present.plot").plot_folder(args.results_dir, args.out, args.svg)
+    status = partly_read(plotted.unreadable)
     plotted.say()
     if not plotted.written:
         raise GmbError(f"{args.results_dir}: no figure could be drawn from this run")
-    return 0
+    return status

@@ -2,7 +2,8 @@
 
 import argparse
 
-from gmbtools.commands.subcommands.options import no_extra, plotting_module, results_dir_argument
+from gmbtools.commands.subcommands.options import (no_extra, partly_read, plotting_module,
+                                                   results_dir_argument)
 
 
 def report_arguments(report: argparse.ArgumentParser) -> None:
@@ -13,6 +14,7 @@ def report_arguments(report: argparse.ArgumentParser) -> None:
 def report_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     no_extra(extra)
     path, plotted = plotting_module("present.report").write_report(args.results_dir, args.svg)
+    status = partly_read(plotted.unreadable)
     plotted.say()
     print(path)
-    return 0
+    return status

@@ -2,7 +2,7 @@
 
 import argparse
 
-from gmbtools.commands.subcommands.options import no_extra
+from gmbtools.commands.subcommands.options import no_extra, partly_read
 from gmbtools.errors import GmbError
 
 
@@ -14,10 +14,13 @@ def summary_handler(args: argparse.Namespace, extra: list[str], argv: list[str])
     from gmbtools.present import node_summary
 
     if node_record.is_node(args.results_dir):
-        print(node_summary.write(args.results_dir))
-        return 0
+        path, problems = node_summary.write(args.results_dir)
+        status = partly_read(problems)
+        print(path)
+        return status
     written = summary.rewrite(args.results_dir)
-    print(written.path)
-    if written.unreadable:
+    if written.unreadable and not written.readable:  # a page of "unreadable" rows, no numbers
         raise GmbError("; ".join(written.unreadable) + f" (summary written to {written.path})")
-    return 0
+    status = partly_read(written.unreadable)
+    print(written.path)
+    return status
