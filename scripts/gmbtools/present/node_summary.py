@@ -33,8 +33,9 @@ def headlines(results: Results) -> dict[str, float]:
     return values
 
 
-def write(folder: Path) -> Path:
-    """summary.md of a node folder, from node.json and the GPUs' result files."""
+def write(folder: Path, out: Path | None = None) -> Path:
+    """summary.md of a node folder, from node.json and the GPUs' result files, into `out`
+    (default `folder`): the same text either way, its links relative to `folder`."""
     node = load_node(folder)
     how = "all at once" if node.concurrent else "one after another"
     lines = [
@@ -65,7 +66,8 @@ def write(folder: Path) -> Path:
     lines[2:2] = arch.facts_lines(contexts)
     lines += _phase_lines(node.phases)
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
-    path = folder / "summary.md"
+    path = (folder if out is None else out) / "summary.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
     return path
 

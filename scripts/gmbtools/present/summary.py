@@ -69,21 +69,24 @@ class Written:
     unreadable: list[str]
 
 
-def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
-    """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
+def write_summary(folder: Path, info: RunInfo | None = None,
+                  out: Path | None = None) -> Written:
+    """Load whichever of default/ca/cg.json exist in `folder` and write summary.md into `out`
+    (default `folder`): the same text either way, its links relative to `folder`."""
     loaded = results.load_folder(folder)
     ran = info is not None and bool(info.flavor_runs)
     if all(value is None for value in loaded.values()) and not ran:
         names = ", ".join(json_name(f) for f in FLAVORS)
         raise GmbError(f"{folder}: no results to summarise (none of {names})")
-    path = folder / SUMMARY_FILE
+    path = (folder if out is None else out) / SUMMARY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(loaded, info, folder), encoding="utf-8")
     return Written(path, [value for value in loaded.values() if isinstance(value, str)])
 
 
-def rewrite(folder: Path) -> Written:
-    """`gmb summary`: re-write summary.md from the JSON, keeping the run record if there is one."""
-    return write_summary(folder, runinfo.load(folder))
+def rewrite(folder: Path, out: Path | None = None) -> Written:
+    """`gmb summary`: summary.md again from the JSON, keeping the run record if there is one."""
+    return write_summary(folder, runinfo.load(folder), out)
 
 
 def render(loaded: dict[str, Results | str | None], info: RunInfo | None,

@@ -1,9 +1,18 @@
 """`gmb summary`: summary.md (or a node's) written again."""
 
 import argparse
+from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra
+from gmbtools.commands.repo import refuse_tracked
+from gmbtools.commands.subcommands.options import force_argument, no_extra, results_dir_argument
 from gmbtools.errors import GmbError
+
+
+def summary_arguments(summary: argparse.ArgumentParser) -> None:
+    results_dir_argument(summary)
+    summary.add_argument("--out", type=Path, metavar="DIR",
+                         help="write DIR/summary.md instead (the same text; default RESULTS_DIR)")
+    force_argument(summary)
 
 
 def summary_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
@@ -13,10 +22,12 @@ def summary_handler(args: argparse.Namespace, extra: list[str], argv: list[str])
     from gmbtools.data import node as node_record
     from gmbtools.present import node_summary
 
+    out = args.results_dir if args.out is None else args.out
+    refuse_tracked([out / summary.SUMMARY_FILE], args.force)
     if node_record.is_node(args.results_dir):
-        print(node_summary.write(args.results_dir))
+        print(node_summary.write(args.results_dir, args.out))
         return 0
-    written = summary.rewrite(args.results_dir)
+    written = summary.rewrite(args.results_dir, args.out)
     print(written.path)
     if written.unreadable:
         raise GmbError("; ".join(written.unreadable) + f" (summary written to {written.path})")
