@@ -1,10 +1,11 @@
 """Every command of every ```sh block in README.md and docs/*.md is run or checked.
 
 - `scripts/gmb summary|load|plot|report|compare ...` (and `gmb ...`, the installed command) run
-  for real on a copy of fixtures/docs/run (trimmed from a committed H200 run by
-  fixtures/trim_run.py): every `results/<slug>/<stamp>` path (and RESULTS_DIR) is replaced by
-  that copy, A.json/B.json by two of its files, /tmp/... by a folder under tmp_path; each must
-  exit 0 and write what it promises.
+  for real, as written, from the root of a clean clone (a fresh git repository): every
+  `results/<slug>/<stamp>` path it names (and RESULTS_DIR) is there a copy of fixtures/docs/run
+  (trimmed from a committed H200 run by fixtures/trim_run.py), A.json/B.json two of its files,
+  /tmp/... a folder under tmp_path; each must exit 0, write what it promises and leave
+  `git status --porcelain` of the clone empty (a documented command must not change a clone).
 - `build/<preset>/gmembench[-ca|-cg] ...`, `scripts/gmb run ...`, `scripts/gmb ncu ...`: every
   filter must select at least one name of fixtures/docs/names.txt with gmembench's rules
   (re.search on the name without or with `/manual_time`; a leading `-` negates). On a machine
