@@ -6,7 +6,7 @@ Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with 
 parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are runs of the suite on an H200
 committed under results/, trimmed to the benchmarks the tests use by fixtures/trim_run.py and
 kept under fixtures/runs/ (fixtures/README.md says which run, which commit, which benchmarks), so
-no test reads results/. `gmb(...)` runs the CLI as a user does. `slurm_cluster` is a private
+no test needs results/ (test_committed_summaries.py checks it where it exists). `gmb(...)` runs the CLI as a user does. `slurm_cluster` is a private
 one-node Slurm cluster (slurm_cluster.py) for the tests that submit jobs.
 """
 

@@ -12,7 +12,6 @@ import pandas as pd
 
 from gmbtools.analysis import arch, frame, headlines, health, ladders
 from gmbtools.data import results
-from gmbtools.data.flavors import json_name
 from gmbtools.data.results import Results
 from gmbtools.present import model_section, plot, summary
 from gmbtools.present.headline_tables import headline_tables
@@ -87,7 +86,7 @@ def _run_lines(files: dict[str, Results], medians: pd.DataFrame) -> list[str]:
     repetitions = int(medians["repetitions"].max()) if not medians.empty else 0
     values = (f"medians of {repetitions} repetitions" if repetitions > 1
               else "one run per benchmark")
-    names = ", ".join(f"`{json_name(flavor)}`" for flavor in files)
+    names = ", ".join(f"`{loaded.path.name}`" for loaded in files.values())
     return [
         f"- flavors: {', '.join(files)} ({names}); {medians['name'].nunique()} benchmark names",
         f"- run date: {', '.join(dates)}; git sha: {', '.join(shas)}",

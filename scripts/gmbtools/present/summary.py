@@ -19,6 +19,7 @@ from gmbtools.errors import GmbError
 from gmbtools.present.headline_tables import headline_tables, percent
 
 SUMMARY_FILE = "summary.md"
+NOTES_FILE = "NOTES.md"  # how a folder not made by `gmb run` was made, written by hand
 
 # Context rows shown for each flavor: gmembench's keys (docs/design.md) then Google Benchmark's own.
 CONTEXT_KEYS = (
@@ -97,7 +98,7 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
     lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
     lines += stop_lines(loaded, info, folder)
     lines += arch.facts_lines(contexts)
-    lines += _run_section(loaded, info)
+    lines += _run_section(loaded, info, folder)
     lines += context_section(contexts)
     flagged = {f: health.affected(r.records) for f, r in loaded.items() if isinstance(r, Results)}
     states = info.health if info is not None else {}
@@ -156,12 +157,16 @@ def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
                 "unknown GPU")
 
 
-def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
+def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None,
+                 folder: Path | None) -> list[str]:
     runs = {run.flavor: run for run in info.flavor_runs} if info else {}
     walls = {flavor: sum(r.wall_s for r in info.flavor_runs if r.flavor == flavor)
              for flavor in runs} if info else {}
     lines = ["## Run", ""]
-    if info is None:
+    if info is None and folder is not None and (folder / NOTES_FILE).is_file():
+        lines += ["Build preset and commands: not recorded by `gmb run`; see"
+                  f" [{NOTES_FILE}]({NOTES_FILE}).", ""]
+    elif info is None:
         lines += ["Build preset and commands: (not recorded)", ""]
     else:
         lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`"]
@@ -228,7 +233,7 @@ def context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
 
 def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> list[str]:
     medians = results.median_by_name(loaded.records)
-    lines = [f"## Flavor `{flavor}` (`{json_name(flavor)}`)", ""]
+    lines = [f"## Flavor `{flavor}` (`{loaded.path.name}`)", ""]
     recorded_flavor = loaded.context.get("gmb_flavor")
     if recorded_flavor != flavor:
         lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]
