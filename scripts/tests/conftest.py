@@ -6,11 +6,12 @@ Fixtures named synthetic_*.json are hand-made in Google Benchmark's format with 
 parametrize over `ALL_FIXTURES`. H200_RUN and CACHING_RUN are runs of the suite on an H200
 committed under results/, trimmed to the benchmarks the tests use by fixtures/trim_run.py and
 kept under fixtures/runs/ (fixtures/README.md says which run, which commit, which benchmarks), so
-no test reads results/. `gmb(...)` runs the CLI as a user does. `slurm_cluster` is a private
+no test needs results/ (test_committed_summaries.py checks it where it exists). `gmb(...)` runs the CLI as a user does. `slurm_cluster` is a private
 one-node Slurm cluster (slurm_cluster.py) for the tests that submit jobs.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,23 @@ def slurm_cluster(tmp_path_factory):
 
 def gmb(*args):
     return subprocess.run([sys.executable, str(GMB), *args], capture_output=True, text=True)
+
+
+def git_commit_all(folder: Path) -> Path:
+    """`folder` made a git repository with everything in it committed: what a clean clone is."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=gmb", "-c", "user.email=gmb@localhost", "-c",
+                  "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", "clean"]):
+        subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
+    return folder
+
+
+def git_status(folder: Path) -> str:
+    """`git status --porcelain` of the repository at `folder` ("" when it is clean)."""
+    return subprocess.run(["git", "-C", str(folder), "status", "--porcelain"], check=True,
+                          capture_output=True, text=True).stdout
 
 
 def assert_one_line_error(proc, fragment):

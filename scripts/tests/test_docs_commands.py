@@ -1,10 +1,11 @@
 """Every command of every ```sh block in README.md and docs/*.md is run or checked.
 
 - `scripts/gmb summary|load|plot|report|compare ...` (and `gmb ...`, the installed command) run
-  for real on a copy of fixtures/docs/run (trimmed from a committed H200 run by
-  fixtures/trim_run.py): every `results/<slug>/<stamp>` path (and RESULTS_DIR) is replaced by
-  that copy, A.json/B.json by two of its files, /tmp/... by a folder under tmp_path; each must
-  exit 0 and write what it promises.
+  for real, as written, from the root of a clean clone (a fresh git repository): every
+  `results/<slug>/<stamp>` path it names (and RESULTS_DIR) is there a copy of fixtures/docs/run
+  (trimmed from a committed H200 run by fixtures/trim_run.py), A.json/B.json two of its files,
+  /tmp/... a folder under tmp_path; each must exit 0, write what it promises and leave
+  `git status --porcelain` of the clone empty (a documented command must not change a clone).
 - `build/<preset>/gmembench[-ca|-cg] ...`, `scripts/gmb run ...`, `scripts/gmb ncu ...`: every
   filter must select at least one name of fixtures/docs/names.txt with gmembench's rules
   (re.search on the name without or with `/manual_time`; a leading `-` negates). On a machine
@@ -33,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import GMB, SCRIPTS
+from conftest import GMB, SCRIPTS, git_commit_all, git_status
 
 REPO = SCRIPTS.parent
 DOC_FILES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -277,28 +278,43 @@ def test_documented_command(command, tmp_path):
         check_gmb_ncu(words)
 
 
-# --- analysis commands: for real, on the fixture run ------------------------------------------
+# --- analysis commands: for real, on the fixture run, in a clean clone -------------------------
+
+PLACEHOLDERS = {"A.json": "default.json", "B.json": "cg.json"}  # the docs' two files to compare
+
+
+def documented_clone(tmp_path: Path, args: list[str]) -> Path:
+    """A clean clone as the command sees it: a git repository with everything committed, where
+    each results folder the command names (results/<slug>/<stamp>, RESULTS_DIR) is a copy of the
+    fixture run and A.json, B.json two of its files. The command runs there as written."""
+    clone = tmp_path / "clone"
+    (clone / "scripts").mkdir(parents=True)
+    for arg in args:
+        for path in RESULTS_PATH.findall(arg):
+            if not (clone / path).is_dir():
+                shutil.copytree(FIXTURE_RUN, clone / path)
+        if arg in PLACEHOLDERS:
+            shutil.copy(FIXTURE_RUN / PLACEHOLDERS[arg], clone / arg)
+    return git_commit_all(clone)
+
 
 def run_analysis(command: Command, words: list[str], tmp_path: Path) -> None:
+    """Runs the command as written, from the root of a clean clone (documented_clone); it must
+    exit 0, write what it promises and leave `git status --porcelain` of the clone empty."""
     sub, args = words[1], words[2:]
-    runs: dict[str, Path] = {}
-
-    def run_copy(path: str) -> str:
-        if path not in runs:
-            runs[path] = tmp_path / f"run{len(runs) + 1}"
-            shutil.copytree(FIXTURE_RUN, runs[path])
-        return str(runs[path])
-
-    placeholders = {"A.json": "default.json", "B.json": "cg.json"}
+    if (REPO / "results").is_dir():
+        for arg in args:
+            for path in RESULTS_PATH.findall(arg):
+                assert path == "RESULTS_DIR" or (REPO / path).is_dir(), \
+                    f"{command}: {path} is not a committed results folder"
+    clone = documented_clone(tmp_path, args)
     new_args = []
     for arg in args:
         if arg.startswith("/tmp/"):  # the documented path, before any substitution
             arg = str(tmp_path / "tmp" / arg[len("/tmp/"):])
-        arg = RESULTS_PATH.sub(lambda m: run_copy(m.group(0)), arg)
-        if arg in placeholders:
-            arg = str(Path(run_copy("placeholders")) / placeholders[arg])
         if "*" in arg or "?" in arg:
-            matched = sorted(str(p) for p in Path("/").glob(arg.lstrip("/")))
+            root = Path("/") if arg.startswith("/") else clone
+            matched = sorted(str(p) for p in root.glob(arg.lstrip("/")))
             assert matched, f"{command}: {arg} matches no file"
             new_args.extend(matched)
             continue
@@ -307,30 +323,45 @@ def run_analysis(command: Command, words: list[str], tmp_path: Path) -> None:
         assert any(re.search(regex, n) for n in NAMES), f"--filter {regex!r} selects nothing"
 
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    proc = subprocess.run([sys.executable, str(GMB), sub, *new_args], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, str(GMB), sub, *new_args], cwd=clone,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{command}\n{proc.stdout}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
+    changed = git_status(clone)
+    assert not changed, f"{command}: leaves the checkout changed (write under /tmp/, --out):\n" \
+                        f"{changed}"
 
     def out(option):
         values = option_values(new_args, option)
-        return [tmp_path / v for v in values]  # absolute values stay absolute
+        return [clone / v for v in values]  # absolute values stay absolute
 
-    folders = [Path(a) for a in new_args if not a.startswith("-") and Path(a).is_dir()]
+    folders = [clone / a for a in new_args if not a.startswith("-") and (clone / a).is_dir()]
+    targets = out("--out") or folders  # where summary.md, report.md (and its figures/) go
     promised: list[Path] = []
     if sub == "summary":
-        promised += [f / "summary.md" for f in folders]
+        promised += [d / "summary.md" for d in targets]
     if sub in ("plot", "report"):
-        figures = out("--out") or [f / "figures" for f in folders]
+        figures = out("--out") if sub == "plot" and out("--out") else \
+            [d / "figures" for d in (targets if sub == "report" else folders)]
         promised += [d / f"{name}.{ext}" for d in figures for name in FIGURES
                      for ext in ("png", "svg") if ext == "png" or "--svg" in new_args]
     if sub == "report":
-        promised += [f / "report.md" for f in folders]
+        promised += [d / "report.md" for d in targets]
     promised += out("--csv") + out("--md")
     if sub in ("load", "compare"):
         assert proc.stdout.strip(), f"{command}: printed nothing"
     for path in promised:
         assert path.is_file() and path.stat().st_size > 0, f"{command}: {path} not written"
+
+
+@pytest.mark.parametrize("text", [
+    "scripts/gmb summary results/nvidia-h200/20261123-214741",  # beside the committed JSON
+    "scripts/gmb load results/nvidia-h200/20261123-214741 --csv all.csv",  # into the checkout
+])
+def test_a_command_that_writes_into_the_checkout_fails(text, tmp_path):
+    command = Command("docs/x.md", 1, text)
+    with pytest.raises(AssertionError, match="leaves the checkout changed"):
+        run_analysis(command, split(command)[1], tmp_path)
 
 
 # --- pattern expressions: the binary's index-table check, without a GPU -----------------------

@@ -54,13 +54,16 @@ def test_summary_load_compare_and_report_read_a_packed_run(tmp_path, capsys):
     assert outputs[packed].replace(".json.gz", ".json") == outputs[plain]
     summary = (packed / "summary.md").read_text()
     assert "| default | `default.json.gz` |" in summary
+    assert "## Flavor `default` (`default.json.gz`)" in summary  # the file's name, as the table's
     assert summary.replace(".json.gz`", ".json`") == (plain / "summary.md").read_text()
     assert main(["compare", str(packed / "default.json.gz"), str(plain / "cg.json")]) == 0
     assert capsys.readouterr().out.startswith("## cg/default\n")
     assert main(["compare", str(packed / "default.json.gz"), str(plain / "default.json")]) == 0
     assert "default (packed)" in capsys.readouterr().out
     assert main(["report", str(packed)]) == 0
-    assert re.search(r"!\[.*\]\(figures/\w+\.png\)", (packed / "report.md").read_text())
+    report = (packed / "report.md").read_text()
+    assert re.search(r"!\[.*\]\(figures/\w+\.png\)", report)
+    assert "(`default.json.gz`, `ca.json.gz`, `cg.json.gz`)" in report  # the files' own names
 
 
 def test_node_summary_and_fleet_report_read_packed_files(tmp_path):

@@ -15,14 +15,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import H200_RUN, SCRIPTS
+from conftest import H200_RUN, SCRIPTS, git_commit_all
 
 import gmbtools
 
 REPO = SCRIPTS.parent
-# What `pip install REPO` reads. The test installs a copy of them, so the in-tree build leaves
-# nothing in the checkout (build/, *.egg-info) and two test runs never share a build folder.
-PACKAGE_FILES = ("pyproject.toml", "LICENSE", "scripts/gmbtools")
+# What `pip install REPO` reads (the build backend copies the same). The test installs from a
+# copy of them, committed as in a clean clone, and checks the build left nothing in it.
+PACKAGE_FILES = ("pyproject.toml", "LICENSE", "scripts/gmbtools", "scripts/packaging")
 
 # The rows of the committed summary.md (results/nvidia-h200/20261122-022717) that the trimmed
 # copy under fixtures/runs/h200-baselines keeps: gmb summary must write them again.
@@ -65,9 +65,18 @@ def venv(tmp_path_factory):
             shutil.copy2(REPO / name, source / name)
     env_dir = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, env=clean_env())
+    git_commit_all(source)
     pip = run(env_dir / "bin" / "python", "-m", "pip", "install", "-q", str(source), cwd=root)
     assert pip.returncode == 0, pip.stdout + pip.stderr
     return env_dir
+
+
+def test_pip_install_leaves_nothing_in_the_checkout(venv):
+    """Not even ignored files (build/lib, build/bdist.*, *.egg-info): the backend
+    (scripts/packaging) builds in a temporary copy."""
+    left = subprocess.run(["git", "-C", str(venv.parent / "source"), "status", "--porcelain",
+                           "--ignored"], capture_output=True, text=True, check=True).stdout
+    assert left == "", f"pip install left files in the checkout:\n{left}"
 
 
 def clean_env() -> dict[str, str]:

@@ -233,3 +233,11 @@ def test_the_largest_cv_leaves_latency_families_out(tmp_path):
     ], {"date": "2026-01-01", "gmb_flavor": "default"})
     default = flavor_section(write_summary(tmp_path).path.read_text(), "default")
     assert "- largest cv of a bandwidth: 0.3 % (`ref/memset`)" in default
+
+
+def test_a_folder_not_made_by_gmb_run_points_to_its_notes(folder):
+    assert "Build preset and commands: (not recorded)" in write_summary(folder).path.read_text()
+    (folder / "NOTES.md").write_text("# How this folder was made\n")
+    text = write_summary(folder).path.read_text()
+    assert "Build preset and commands: not recorded by `gmb run`; see [NOTES.md](NOTES.md)." \
+        in text

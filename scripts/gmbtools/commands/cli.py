@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from gmbtools.commands.subcommands import (compare, fleet, load, ncu, pattern, peers, plot, report,
                                            run, summary)
-from gmbtools.commands.subcommands.options import fleet_dir_argument, results_dir_argument
+from gmbtools.commands.subcommands.options import fleet_dir_argument
 from gmbtools.errors import GmbError, os_error_line
 
 
@@ -63,7 +63,7 @@ COMMANDS = (
     Command(
         "summary", "re-write summary.md of an existing results folder",
         "Re-write RESULTS_DIR/summary.md from the JSON files in it.",
-        results_dir_argument, summary.summary_handler),
+        summary.summary_arguments, summary.summary_handler),
     Command(
         "load", "load JSON files into one table; describe it or write it as CSV",
         "Load Google Benchmark JSON files into one tidy table (a row per repetition and "
@@ -130,7 +130,7 @@ FLEET_STEPS = (
         "to the median of the job's GPUs of its model per screening benchmark, GPUs more "
         "than 5% below it flagged, failed, unfinished, missing and corrupt tasks listed "
         "with their reason. Exits non-zero when any task did not screen its GPU.",
-        fleet_dir_argument, fleet.fleet_report_handler),
+        fleet.fleet_report_arguments, fleet.fleet_report_handler),
 )
 
 

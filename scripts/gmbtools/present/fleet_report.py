@@ -134,14 +134,17 @@ def _metrics(path: Path) -> dict[str, Metric]:
     return metrics
 
 
+OUTPUTS = ("report.md", "fleet.csv", "fleet.png")  # what write() writes into the fleet folder
+
+
 def write(folder: Path) -> tuple[Path, Fleet]:
     """report.md, fleet.csv and (with matplotlib) fleet.png in the fleet folder."""
     data = collect(folder)
-    _write_csv(folder / "fleet.csv", data)
-    figure = _figure(folder / "fleet.png", data)
-    path = folder / "report.md"
-    path.write_text(render(data, figure))
-    return path, data
+    report, csv, png = (folder / name for name in OUTPUTS)
+    _write_csv(csv, data)
+    figure = _figure(png, data)
+    report.write_text(render(data, figure))
+    return report, data
 
 
 def render(data: Fleet, figure: str | None) -> str:

@@ -33,8 +33,9 @@ def headlines(results: Results) -> dict[str, float]:
     return values
 
 
-def write(folder: Path) -> tuple[Path, list[str]]:
-    """summary.md of a node folder, from node.json and the GPUs' result files; and the files
+def write(folder: Path, out: Path | None = None) -> tuple[Path, list[str]]:
+    """summary.md of a node folder, from node.json and the GPUs' result files, into `out`
+    (default `folder`): the same text either way, its links relative to `folder`; and the files
     that gave nothing (unreadable or without benchmarks), one line each."""
     node = load_node(folder)
     how = "all at once" if node.concurrent else "one after another"
@@ -68,7 +69,8 @@ def write(folder: Path) -> tuple[Path, list[str]]:
     lines[2:2] = arch.facts_lines(contexts)
     lines += _phase_lines(node.phases)
     lines += ["## Flags", ""] + ([f"- {f}" for f in flagged] or ["- none"]) + [""]
-    path = folder / "summary.md"
+    path = (folder if out is None else out) / "summary.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
     return path, unread
 

@@ -91,6 +91,12 @@ def plot_folder(folder: Path, out: Path | None = None, svg: bool = False) -> Plo
     return draw(plotted, out if out is not None else folder / FIGURES_DIR, svg, context)
 
 
+def figure_paths(out: Path, svg: bool) -> list[Path]:
+    """Every file `draw` may write into `out`."""
+    return [out / f"{spec.stem}.{ext}" for spec in FIGURES
+            for ext in ("png", "svg") if ext == "png" or svg]
+
+
 def draw(plotted: Plotted, out: Path, svg: bool, context: Any) -> Plotted:
     """Every figure of plotted.medians into `out`; fills plotted's written, captions, data
     and skipped, and returns it. `context`: start_workers()'s."""

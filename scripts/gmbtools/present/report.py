@@ -12,7 +12,6 @@ import pandas as pd
 
 from gmbtools.analysis import arch, frame, headlines, health, ladders
 from gmbtools.data import results
-from gmbtools.data.flavors import json_name
 from gmbtools.data.results import Results
 from gmbtools.present import model_section, plot, summary
 from gmbtools.present.headline_tables import headline_tables
@@ -21,24 +20,33 @@ from gmbtools.present.plot import Plotted
 REPORT_FILE = "report.md"
 
 
-def write_report(folder: Path, svg: bool = False) -> tuple[Path, Plotted]:
-    """Plot into folder/figures (PNG, and SVG with `svg`) and write folder/report.md; return its
-    path and the plot outcome (for its messages). Raises GmbError only when no flavor file could
-    be read. Read, then analyse, then present: the files, their medians and the ladders' tables,
-    then the figures and the text."""
+def write_report(folder: Path, svg: bool = False,
+                 out: Path | None = None) -> tuple[Path, Plotted]:
+    """Plot into figures/ and write report.md, both in `out` (default `folder`); return its path
+    and the plot outcome (for its messages). The text is the same wherever it goes: the figures
+    beside it, the other links relative to `folder`. Raises GmbError only when no flavor file
+    could be read. Read, then analyse, then present: the files, their medians and the ladders'
+    tables, then the figures and the text."""
+    out = folder if out is None else out
     context = plot.start_workers()  # their imports overlap the loading below
     loaded = results.load_folder(folder)
     medians = frame.readable_medians(folder, loaded)
     tables = ladders.tables(medians)
-    plotted = plot.draw(Plotted(loaded, medians), folder / plot.FIGURES_DIR, svg, context)
-    path = folder / REPORT_FILE
-    path.write_text(render(folder, plotted, tables), encoding="utf-8")
+    plotted = plot.draw(Plotted(loaded, medians), out / plot.FIGURES_DIR, svg, context)
+    path = out / REPORT_FILE
+    path.write_text(render(out, plotted, tables), encoding="utf-8")
     return path, plotted
+
+
+def outputs(out: Path, svg: bool) -> list[Path]:
+    """Every file write_report may write into `out`."""
+    return [out / REPORT_FILE, *plot.figure_paths(out / plot.FIGURES_DIR, svg)]
 
 
 def render(folder: Path, plotted: Plotted,
            tables: list[tuple[ladders.Ladder, pd.DataFrame]] | None = None) -> str:
-    """report.md's text; `tables`: ladders.tables(plotted.medians), computed here when None."""
+    """report.md's text, the figures linked relative to `folder` (where report.md goes);
+    `tables`: ladders.tables(plotted.medians), computed here when None."""
     tables = ladders.tables(plotted.medians) if tables is None else tables
     files = {f: r for f, r in plotted.loaded.items() if isinstance(r, Results)}
     contexts = {flavor: loaded.context for flavor, loaded in files.items()}
@@ -78,7 +86,7 @@ def _run_lines(files: dict[str, Results], medians: pd.DataFrame) -> list[str]:
     repetitions = int(medians["repetitions"].max()) if not medians.empty else 0
     values = (f"medians of {repetitions} repetitions" if repetitions > 1
               else "one run per benchmark")
-    names = ", ".join(f"`{json_name(flavor)}`" for flavor in files)
+    names = ", ".join(f"`{loaded.path.name}`" for loaded in files.values())
     return [
         f"- flavors: {', '.join(files)} ({names}); {medians['name'].nunique()} benchmark names",
         f"- run date: {', '.join(dates)}; git sha: {', '.join(shas)}",

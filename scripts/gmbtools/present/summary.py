@@ -20,6 +20,7 @@ from gmbtools.errors import GmbError
 from gmbtools.present.headline_tables import headline_tables, percent
 
 SUMMARY_FILE = "summary.md"
+NOTES_FILE = "NOTES.md"  # how a folder not made by `gmb run` was made, written by hand
 
 # Context rows shown for each flavor: gmembench's keys (docs/design.md) then Google Benchmark's own.
 CONTEXT_KEYS = (
@@ -72,20 +73,23 @@ class Written:
     readable: int
 
 
-def write_summary(folder: Path, info: RunInfo | None = None) -> Written:
-    """Load whichever of default/ca/cg.json exist in `folder` and write `folder/summary.md`."""
+def write_summary(folder: Path, info: RunInfo | None = None,
+                  out: Path | None = None) -> Written:
+    """Load whichever of default/ca/cg.json exist in `folder` and write summary.md into `out`
+    (default `folder`): the same text either way, its links relative to `folder`."""
     loaded = results.load_folder(folder)
     ran = info is not None and bool(info.flavor_runs)
     if all(value is None for value in loaded.values()) and not ran:
         raise GmbError(results.no_flavor_file(folder))
-    path = folder / SUMMARY_FILE
+    path = (folder if out is None else out) / SUMMARY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_whole(path, render(loaded, info, folder))
     return Written(path, results.problems(loaded), len(results.readable(loaded)))
 
 
-def rewrite(folder: Path) -> Written:
-    """`gmb summary`: re-write summary.md from the JSON, keeping the run record if there is one."""
-    return write_summary(folder, runinfo.load(folder))
+def rewrite(folder: Path, out: Path | None = None) -> Written:
+    """`gmb summary`: summary.md again from the JSON, keeping the run record if there is one."""
+    return write_summary(folder, runinfo.load(folder), out)
 
 
 def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
@@ -96,7 +100,7 @@ def render(loaded: dict[str, Results | str | None], info: RunInfo | None,
     lines = [f"# gmembench summary: {gpu_name(contexts)}", ""]
     lines += stop_lines(loaded, info, folder)
     lines += arch.facts_lines(contexts)
-    lines += _run_section(loaded, info)
+    lines += _run_section(loaded, info, folder)
     lines += context_section(contexts)
     flagged = {f: health.affected(r.records) for f, r in loaded.items() if isinstance(r, Results)}
     states = info.health if info is not None else {}
@@ -155,12 +159,16 @@ def gpu_name(contexts: dict[str, dict[str, Any]]) -> str:
                 "unknown GPU")
 
 
-def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None) -> list[str]:
+def _run_section(loaded: dict[str, Results | str | None], info: RunInfo | None,
+                 folder: Path | None) -> list[str]:
     runs = {run.flavor: run for run in info.flavor_runs} if info else {}
     walls = {flavor: sum(r.wall_s for r in info.flavor_runs if r.flavor == flavor)
              for flavor in runs} if info else {}
     lines = ["## Run", ""]
-    if info is None:
+    if info is None and folder is not None and (folder / NOTES_FILE).is_file():
+        lines += ["Build preset and commands: not recorded by `gmb run`; see"
+                  f" [{NOTES_FILE}]({NOTES_FILE}).", ""]
+    elif info is None:
         lines += ["Build preset and commands: (not recorded)", ""]
     else:
         lines += [f"- command: `{info.gmb_command}`", f"- build preset: `{info.preset}`"]
@@ -227,7 +235,7 @@ def context_section(contexts: dict[str, dict[str, Any]]) -> list[str]:
 
 def _flavor_section(flavor: str, loaded: Results, flagged: dict[str, int]) -> list[str]:
     medians = results.median_by_name(loaded.records)
-    lines = [f"## Flavor `{flavor}` (`{json_name(flavor)}`)", ""]
+    lines = [f"## Flavor `{flavor}` (`{loaded.path.name}`)", ""]
     recorded_flavor = loaded.context.get("gmb_flavor")
     if recorded_flavor != flavor:
         lines += [f"**Warning:** this file's context says gmb_flavor = `{recorded_flavor}`.", ""]

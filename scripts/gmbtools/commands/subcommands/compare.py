@@ -3,7 +3,8 @@
 import argparse
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra, partly_read
+from gmbtools.commands.repo import refuse_tracked
+from gmbtools.commands.subcommands.options import force_argument, no_extra, partly_read
 from gmbtools.errors import GmbError
 
 
@@ -20,6 +21,7 @@ def compare_arguments(compare: argparse.ArgumentParser) -> None:
                          help="only benchmarks whose name REGEX matches (re.search)")
     compare.add_argument("--all", action="store_true",
                          help="list every pair, not only the flagged ones")
+    force_argument(compare)
 
 
 def compare_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
@@ -35,6 +37,7 @@ def compare_handler(args: argparse.Namespace, extra: list[str], argv: list[str])
     if args.flavors is None and len(files) != 2:
         raise GmbError(f"compare takes two files A.json B.json or --flavors RESULTS_DIR, "
                        f"got {len(files)} file{'' if len(files) == 1 else 's'}", 2)
+    refuse_tracked([p for p in (args.csv, args.md) if p], args.force, "another --csv/--md OUT")
     try:
         name_filter = re.compile(args.filter) if args.filter is not None else None
     except re.error as err:

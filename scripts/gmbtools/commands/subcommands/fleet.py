@@ -4,7 +4,9 @@ import argparse
 import os
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra, positive
+from gmbtools.commands.repo import refuse_tracked
+from gmbtools.commands.subcommands.options import (fleet_dir_argument, force_argument, no_extra,
+                                                   positive)
 from gmbtools.errors import GmbError
 
 
@@ -48,7 +50,7 @@ def fleet_submit_handler(args: argparse.Namespace, extra: list[str], argv: list[
     )
     folder = fleet.submit(options)
     if args.wait or "SLURM_JOB_ID" in os.environ:
-        return fleet_report_handler(argparse.Namespace(fleet_dir=folder), [], argv)
+        return fleet_report_handler(argparse.Namespace(fleet_dir=folder, force=False), [], argv)
     print(folder)
     return 0
 
@@ -60,10 +62,17 @@ def fleet_task_handler(args: argparse.Namespace, extra: list[str], argv: list[st
     return fleet_task.task(args.fleet_dir)
 
 
+def fleet_report_arguments(report: argparse.ArgumentParser) -> None:
+    fleet_dir_argument(report)
+    force_argument(report)
+
+
 def fleet_report_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     from gmbtools.present import fleet_report
 
     no_extra(extra)
+    refuse_tracked([args.fleet_dir / name for name in fleet_report.OUTPUTS],
+                   args.force, "a copy of the folder")
     path, data = fleet_report.write(args.fleet_dir)
     print(path)
     if data.problems:

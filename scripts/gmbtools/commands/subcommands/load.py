@@ -3,17 +3,21 @@
 import argparse
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import no_extra, partly_read, plotting_module
+from gmbtools.commands.repo import refuse_tracked
+from gmbtools.commands.subcommands.options import (force_argument, no_extra, partly_read,
+                                                   plotting_module)
 from gmbtools.errors import GmbError
 
 
 def load_arguments(load: argparse.ArgumentParser) -> None:
     load.add_argument("files", type=Path, nargs="+", metavar="FILE_OR_RESULTS_DIR")
     load.add_argument("--csv", type=Path, metavar="OUT", help="write the table to OUT as CSV")
+    force_argument(load)
 
 
 def load_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
     no_extra(extra)
+    refuse_tracked([args.csv] if args.csv else [], args.force, "another --csv OUT")
     frame = plotting_module("analysis.frame")
     from gmbtools.data import results
 

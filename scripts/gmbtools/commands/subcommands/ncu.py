@@ -3,8 +3,8 @@
 import argparse
 from pathlib import Path
 
-from gmbtools.commands.repo import find_repo
-from gmbtools.commands.subcommands.options import non_negative, unrecognized
+from gmbtools.commands.repo import find_repo, refuse_tracked
+from gmbtools.commands.subcommands.options import force_argument, non_negative, unrecognized
 from gmbtools.data.flavors import FLAVORS
 from gmbtools.errors import GmbError
 
@@ -17,6 +17,7 @@ def ncu_arguments(ncu: argparse.ArgumentParser) -> None:
     ncu.add_argument("--flavor", choices=FLAVORS, default="default")
     ncu.add_argument("--preset", metavar="NAME",
                      help="CMake preset whose build to use (default: release with a GPU)")
+    force_argument(ncu)
 
 
 def ncu_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
@@ -28,6 +29,7 @@ def ncu_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> 
         raise GmbError(f"{binary} is not built: run scripts/gmb run (or cmake --build) first")
     if any(not arg.startswith("--gmb_") for arg in extra):
         raise GmbError(unrecognized([arg for arg in extra if not arg.startswith("--gmb_")]), 2)
+    refuse_tracked([args.out], args.force, "another --out FILE")
     options = ncu.Options(binary=str(find_repo() / binary), device=args.device,
                           benchmark_filter=args.filter, out=args.out, passthrough=tuple(extra))
     print(ncu.run(options))

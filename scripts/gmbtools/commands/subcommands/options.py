@@ -1,6 +1,6 @@
-"""What several subcommands take: the results folder, the fleet folder, the options of every
-command that builds, runs and writes a results folder; the checks of option values; the plotting
-modules, loaded only when a command needs them; the exit status of inputs read in part."""
+"""What several subcommands take: the results folder, the fleet folder, --force, the options of
+every command that builds, runs and writes a results folder; the checks of option values; the
+plotting modules, loaded only when a command needs them; the exit status of inputs read in part."""
 
 import argparse
 import importlib
@@ -13,6 +13,12 @@ from gmbtools.errors import PARTLY_READ, GmbError
 
 def results_dir_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results_dir", type=Path, metavar="RESULTS_DIR")
+
+
+def force_argument(parser: argparse.ArgumentParser) -> None:
+    """Every command that writes files: committed ones (git tracks them) only with --force."""
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite output files that git tracks (committed results)")
 
 
 def fleet_dir_argument(parser: argparse.ArgumentParser) -> None:
