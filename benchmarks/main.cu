@@ -420,13 +420,15 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   entries.emplace_back("gmb_built_for", kBuiltArchitectures);
   entries.emplace_back("model_dram_granule_bytes", std::to_string(gmb::kDramChunkBytes));
   entries.emplace_back("git_sha", GMB_GIT_SHA);
+  // Named as the flags: gmb_peer is --gmb_peer's scope, gmb_peer_partner the partner's index
+  // (--gmb_peer_partner's, or the default's). Files before that: data/context_keys.py.
   const gmb::peer_partner peer = gmb::describe_peer(device.ordinal);
-  entries.emplace_back(
-      "gmb_peer", peer.device >= 0 ? std::to_string(peer.device) : "none (" + peer.reason + ")");
-  entries.emplace_back("gmb_peer_partner", opt.peer_partner >= 0
-                                               ? "--gmb_peer_partner"
-                                               : "default: (device + 1) mod count");
-  entries.emplace_back("gmb_peer_scope", gmb::describe(opt.peer));
+  entries.emplace_back("gmb_peer", gmb::describe(opt.peer));
+  entries.emplace_back("gmb_peer_partner", peer.device >= 0 ? std::to_string(peer.device)
+                                                            : "none (" + peer.reason + ")");
+  entries.emplace_back("gmb_peer_partner_source", opt.peer_partner >= 0
+                                                      ? "--gmb_peer_partner"
+                                                      : "default: (device + 1) mod count");
   if (opt.info)
     entries.emplace_back("gpu_nvlinks_nvml", gmb::read_nvlinks(device.ordinal).describe());
   if (peer.device >= 0) {  // the link's rate (NVML), the pct_peak of peer/ and ref/memcpy_peer

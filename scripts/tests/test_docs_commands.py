@@ -697,6 +697,9 @@ def check_gmb_fleet(command: Command, words: list[str], tmp_path: Path) -> None:
     if args.fleet_command == "submit":
         pytest.skip("options parsed; test_fleet.py submits to a real Slurm")
     assert args.fleet_command == "report", f"{command}: not a step users type"
+    # No fleet folder is committed: a documented one is a placeholder, never a real stamp.
+    assert not re.search(r"\d{8}-\d{6}", str(args.fleet_dir)), \
+        f"{command}: no such fleet folder is committed; write its stamp as YYYYmmdd-HHMMSS"
     folder = tmp_path / "fleet"
     folder.mkdir()
     fleet_folder.save_manifest(folder, fleet_folder.Manifest(

@@ -4,13 +4,16 @@ drawn as numbers, and a figure without its family is skipped with a reason."""
 
 import json
 import math
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import H200_RUN, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES
+from conftest import GMB, H200_RUN, SCRIPTS, SYNTHETIC_CA, SYNTHETIC_DEFAULT, SYNTHETIC_FAMILIES
 
-from gmbtools.present import figures
+from gmbtools.present import figure_names, figures, plot
 from gmbtools.analysis import frame
 from gmbtools.data import results
 from gmbtools.data.naming import strip_suffixes
@@ -395,3 +398,17 @@ def test_a_ladder_of_only_its_reference_is_skipped(families):
     only_cub = families.loc[(families["family"] != "reduce") | (families["op"] == "cub")]
     with pytest.raises(Skip, match="no rung of the reduce ladder in this run, only its reference"):
         figures.reduce_ladder(only_cub)
+
+
+def test_every_list_of_the_figures_is_the_plotters():
+    """`gmb plot` draws figure_names.FIGURES; `gmb plot --help` names each of them and
+    docs/usage.md's table has a row for each, in the same order."""
+    assert tuple(spec.stem for spec in plot.FIGURES) == figure_names.STEMS
+    shown = subprocess.run([sys.executable, str(GMB), "plot", "--help"], capture_output=True,
+                           text=True, check=True).stdout
+    listed = re.search(r"has data for \(([^)]*)\)", " ".join(shown.split())).group(1)
+    assert tuple(listed.split(", ")) == figure_names.STEMS
+    usage = (SCRIPTS.parent / "docs" / "usage.md").read_text().split("### Figures")[1]
+    table = usage.split("| figure | shows | from |")[1].split("\n\n")[0]
+    rows = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
+    assert tuple(rows) == figure_names.STEMS, "docs/usage.md's figure table"

@@ -38,10 +38,11 @@ def option(command, name):
 
 class FakeNode(peer_matrix.Runner):
     """N GPUs; `fail` pairs exit 1 without JSON, `errored` pairs have one benchmark that
-    errored, `wrong_partner` pairs report another partner in their context."""
+    errored, `wrong_partner` pairs report another partner in their context; `old_keys`: the
+    context as binaries wrote it before the peer keys were named as the flags."""
 
-    def __init__(self, repo, n, fail=(), errored=(), wrong_partner=()):
-        self.repo, self.n = repo, n
+    def __init__(self, repo, n, fail=(), errored=(), wrong_partner=(), old_keys=False):
+        self.repo, self.n, self.old_keys = repo, n, old_keys
         self.fail, self.errored, self.wrong_partner = set(fail), set(errored), set(wrong_partner)
         self.pairs, self.built, self.running = [], False, False
         self.listed = None  # devices(): the list the user gave, or all of them
@@ -80,7 +81,12 @@ class FakeNode(peer_matrix.Runner):
             benchmarks.append(entry)
         partner = str((j + 1) % self.n) if (i, j) in self.wrong_partner else str(j)
         out = self.repo / option(command, "benchmark_out")
-        out.write_text(json.dumps({"context": {"gmb_peer": partner}, "benchmarks": benchmarks}))
+        context = {"gmb_peer": "only", "gmb_peer_partner": partner,
+                   "gmb_peer_partner_source": "--gmb_peer_partner"}
+        if self.old_keys:
+            context = {"gmb_peer": partner, "gmb_peer_partner": "--gmb_peer_partner",
+                       "gmb_peer_scope": "only"}
+        out.write_text(json.dumps({"context": context, "benchmarks": benchmarks}))
         return 0, ""
 
 
@@ -104,7 +110,7 @@ def test_two_gpus_both_pairs_in_every_table(tmp_path, capsys):
         "matrix.json", "matrix.md", "matrix.png", "pair-0-1.json.gz", "pair-0-1.log",
         "pair-1-0.json.gz", "pair-1-0.log"]
     with gzip.open(folder / "pair-1-0.json.gz", "rt") as packed:
-        assert json.load(packed)["context"]["gmb_peer"] == "0"
+        assert json.load(packed)["context"]["gmb_peer_partner"] == "0"
 
     text = (folder / "matrix.md").read_text()
     pull = gbs(0, 1, "peer/copy/f32x4/ilp:4/dir:pull")  # the best of the two variants
@@ -125,6 +131,18 @@ def test_two_gpus_both_pairs_in_every_table(tmp_path, capsys):
     with Image.open(folder / "matrix.png") as image:
         assert image.format == "PNG"
     assert capsys.readouterr().out.rstrip().endswith(str(folder))
+
+
+def test_files_with_the_old_peer_keys_are_read(tmp_path):
+    """Binaries before the peer keys were named as the flags wrote the partner in `gmb_peer`:
+    the matrix reads it there, and a wrong partner is still caught."""
+    node = FakeNode(tmp_path, 2, old_keys=True, wrong_partner={(1, 0)})
+    with pytest.raises(GmbError, match=r"^1 of 2 pairs have no numbers"):
+        measure(tmp_path, node)
+    text = (tmp_path / "results" / "fake-h200" / "20261124-120000-peers" / "matrix.md").read_text()
+    pull = md_table(text, "kernel copy, pull (partner -> this GPU) (GB/s)")
+    assert pull[0][1] == f"{gbs(0, 1, 'peer/copy/f32x4/ilp:4/dir:pull'):.1f}"
+    assert "the run's partner was '1', not GPU 0" in text
 
 
 def test_eight_gpus_with_a_failed_pair(tmp_path, capsys):

@@ -229,3 +229,24 @@ def test_compressed_files_load_like_plain_ones(tmp_path):
     (tmp_path / "cut.json.gz").write_bytes(gzip.compress(b"{}")[:-6])
     with pytest.raises(GmbError, match="gzip file cut short"):
         load(tmp_path / "cut.json.gz")
+
+
+# Peer context as each generation of the binary wrote it, and as every file now reads.
+NEW_PEER = {"gmb_peer": "only", "gmb_peer_partner": "1",
+            "gmb_peer_partner_source": "--gmb_peer_partner"}
+OLD_PEER = {"gmb_peer": "1", "gmb_peer_partner": "--gmb_peer_partner", "gmb_peer_scope": "only"}
+
+
+@pytest.mark.parametrize("written, read", [
+    (NEW_PEER, NEW_PEER),
+    (OLD_PEER, NEW_PEER),
+    ({"gmb_peer": "none (one GPU visible)"}, {"gmb_peer_partner": "none (one GPU visible)"}),
+    ({"gmb_peer": "none (one GPU visible)", "gmb_peer_scope": "all",
+      "gmb_peer_partner": "default: (device + 1) mod count"},
+     {"gmb_peer": "all", "gmb_peer_partner": "none (one GPU visible)",
+      "gmb_peer_partner_source": "default: (device + 1) mod count"}),
+    ({"gmb_flavor": "ca"}, {"gmb_flavor": "ca"}),
+], ids=["today", "before-renaming", "oldest", "before-renaming-no-partner", "no-peer-keys"])
+def test_peer_context_keys_read_with_todays_names(tmp_path, written, read):
+    path = write_gb(tmp_path / "run.json", [iteration("read/f32", 1e12)], context=written)
+    assert load(path).context == read

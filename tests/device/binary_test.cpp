@@ -171,7 +171,7 @@ TEST(BinaryOnGpu, ScreeningSweepListsTheScreeningBenchmarks) {
   const std::size_t open = info.output.find('{'), close = info.output.rfind('}');
   ASSERT_NE(open, std::string::npos) << info.output;
   const auto peer = nlohmann::json::parse(info.output.substr(open, close - open + 1))
-                        .at("gmb_peer")
+                        .at("gmb_peer_partner")
                         .get<std::string>();
   if (peer.rfind("none", 0) != 0) {  // a partner: the peer family, and its screening copies
     expected.insert(expected.end(), gmb::kScreenPeerBenchmarks.begin(),
@@ -277,7 +277,7 @@ TEST(BinaryOnGpu, PeerScopeSkipDropsAndOnlyKeepsTheCasesTouchingAnotherGpu) {
   EXPECT_GT(skipped.size(), 100u);
   for (const auto& name : skipped) EXPECT_FALSE(touches_another_gpu(name)) << name;
   const auto info = gmb_info("--gmb_peer=skip");
-  EXPECT_EQ(info.value("gmb_peer_scope", ""), "skip");
+  EXPECT_EQ(info.value("gmb_peer", ""), "skip");
   EXPECT_TRUE(info.contains("gpu_nvlinks_nvml"));  // what this driver says of NVLink
   if (gpu_count() < 2) {
     expect_one_line_error("--gmb_bytes=8M --gmb_peer=only --benchmark_list_tests",
@@ -302,11 +302,11 @@ TEST(BinaryOnGpu, PeerPairRunsBothWaysAtOnceWithinTheLink) {
   const int count = gpu_count();
   if (count < 2) GTEST_SKIP() << "one GPU: no peer";
   const auto info = gmb_info("--gmb_peer_partner=" + std::to_string(count - 1));
-  if (info.value("gmb_peer", "").rfind("none", 0) == 0) {
-    GTEST_SKIP() << "no peer access: " << info.value("gmb_peer", "");
+  if (info.value("gmb_peer_partner", "").rfind("none", 0) == 0) {
+    GTEST_SKIP() << "no peer access: " << info.value("gmb_peer_partner", "");
   }
-  EXPECT_EQ(info.value("gmb_peer", ""), std::to_string(count - 1));
-  EXPECT_EQ(info.value("gmb_peer_partner", ""), "--gmb_peer_partner");
+  EXPECT_EQ(info.value("gmb_peer_partner", ""), std::to_string(count - 1));
+  EXPECT_EQ(info.value("gmb_peer_partner_source", ""), "--gmb_peer_partner");
   for (const char* key :
        {"gpu_peer_link", "gpu_peer_link_gbs", "gpu_peer_links", "gpu_peer_link_source"}) {
     EXPECT_TRUE(info.contains(key)) << key;
@@ -320,7 +320,7 @@ TEST(BinaryOnGpu, PeerPairRunsBothWaysAtOnceWithinTheLink) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream file(out);
   const nlohmann::json json = nlohmann::json::parse(file);
-  EXPECT_EQ(json.at("context").at("gmb_peer"), std::to_string(count - 1));
+  EXPECT_EQ(json.at("context").at("gmb_peer_partner"), std::to_string(count - 1));
   std::set<std::string> names;
   for (const auto& b : json.at("benchmarks")) {
     const std::string name = b.at("name");

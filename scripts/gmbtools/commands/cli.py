@@ -17,6 +17,7 @@ from gmbtools.commands.subcommands import (compare, fleet, load, ncu, pattern, p
                                            run, summary)
 from gmbtools.commands.subcommands.options import fleet_dir_argument
 from gmbtools.errors import GmbError, os_error_line
+from gmbtools.present import figure_names
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,9 @@ COMMANDS = (
         load.load_arguments, load.load_handler),
     Command(
         "plot", "draw the figures of a results folder (PNG; SVG with --svg)",
-        "Draw every figure RESULTS_DIR has data for (stride, offset, flavors, reuse, aos_soa, "
-        "word_ilp, working_set), as PNG (and SVG with --svg); a figure whose benchmarks are "
-        "absent is skipped with a message.",
+        f"Draw every figure RESULTS_DIR has data for ({', '.join(figure_names.STEMS)}), as "
+        "PNG (and SVG with --svg); a figure whose benchmarks are absent is skipped with a "
+        "message.",
         plot.plot_arguments, plot.plot_handler),
     Command(
         "report", "draw the figures and write RESULTS_DIR/report.md",

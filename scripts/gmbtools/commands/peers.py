@@ -204,7 +204,7 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
     except GmbError as err:
         pair.error = str(err)
         return pair
-    partner = str(loaded.context.get("gmb_peer", ""))
+    partner = str(loaded.context.get("gmb_peer_partner", ""))
     if partner != str(j):  # the binary chose another partner: not this cell's number
         pair.error = f"the run's partner was {partner!r}, not GPU {j}"
         return pair

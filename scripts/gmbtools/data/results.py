@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gmbtools.data.context_keys import current
 from gmbtools.data.flavors import FLAVORS, json_name
 from gmbtools.data.naming import split_name
 from gmbtools.errors import GmbError
@@ -92,7 +93,7 @@ def load(path: str | Path) -> Results:
                 f"{path}: not Google Benchmark JSON output (benchmarks[{index}] has no 'name')"
             )
         records.append(_record(entry))
-    return Results(path=path, context=doc["context"], records=records)
+    return Results(path=path, context=current(doc["context"]), records=records)
 
 
 FLAVOR_FILES = ", ".join(json_name(flavor) for flavor in FLAVORS[:-1]) + \

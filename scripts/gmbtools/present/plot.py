@@ -20,7 +20,7 @@ import pandas as pd
 from gmbtools.analysis import frame
 from gmbtools.data import results
 from gmbtools.data.results import Results
-from gmbtools.present import figures, plotkit
+from gmbtools.present import figure_names, figures, plotkit
 from gmbtools.present.plotkit import Drawn, Skip
 
 FIGURES_DIR = "figures"
@@ -33,23 +33,16 @@ class FigureSpec:
     draw: Callable[[pd.DataFrame], Drawn]
 
 
-FIGURES = (
-    FigureSpec("stride", "Bandwidth vs stride", figures.stride),
-    FigureSpec("offset", "Bandwidth vs offset", figures.offset),
-    FigureSpec("flavors", "Load caching: default vs ca vs cg", figures.flavors),
-    FigureSpec("reuse", "Re-used lines: default vs ca vs cg", figures.reuse),
-    FigureSpec("readonly", "Read-only path: plain, __ldg, const __restrict__", figures.readonly),
-    FigureSpec("paths", "Paths to memory: constant, texture, host link", figures.paths),
-    FigureSpec("aos_soa", "Array of structs vs struct of arrays", figures.aos_soa),
-    FigureSpec("word_ilp", "Word size × elements per thread", figures.word_ilp),
-    FigureSpec("working_set", "Working-set sweep", figures.working_set),
-    FigureSpec("latency", "Load latency and address translation", figures.latency),
-    FigureSpec("inflight", "Bytes in flight and loaded latency", figures.inflight),
-    FigureSpec("ladder_transpose", "Optimization ladder: matrix transpose",
-               figures.transpose_ladder),
-    FigureSpec("ladder_reduce", "Optimization ladder: sum reduction", figures.reduce_ladder),
-    FigureSpec("model", "The model: measured vs predicted", figures.model),
-)
+# Each figure's function (present/figures); the order and headings are figure_names.FIGURES.
+_DRAW = {
+    "stride": figures.stride, "offset": figures.offset, "flavors": figures.flavors,
+    "reuse": figures.reuse, "readonly": figures.readonly, "paths": figures.paths,
+    "aos_soa": figures.aos_soa, "word_ilp": figures.word_ilp,
+    "working_set": figures.working_set, "latency": figures.latency,
+    "inflight": figures.inflight, "ladder_transpose": figures.transpose_ladder,
+    "ladder_reduce": figures.reduce_ladder, "model": figures.model,
+}
+FIGURES = tuple(FigureSpec(stem, heading, _DRAW[stem]) for stem, heading in figure_names.FIGURES)
 
 
 @dataclass

@@ -4,7 +4,8 @@ import argparse
 import shlex
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import build_and_results_options, non_negative, positive
+from gmbtools.commands.subcommands.options import (build_and_results_options, non_negative,
+                                                   plotting_module, positive)
 from gmbtools.data.flavors import FLAVORS
 
 
@@ -44,7 +45,7 @@ def pattern_arguments(pattern: argparse.ArgumentParser) -> None:
 
 
 def pattern_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
-    from gmbtools.commands import pattern
+    pattern = plotting_module("commands.pattern")  # its model: numpy and pandas
 
     # parse_known_args leaves expressions that follow an unknown option in extra.
     expressions = [*args.expressions, *(arg for arg in extra if not arg.startswith("-"))]
