@@ -58,7 +58,7 @@ kill_gmb() {
   log=$(mktemp)
   scripts/gmb run --out "$out" >"$log" 2>&1 &
   local gmb=$!
-  until grep -q '^gmb: build/release/gmembench' "$log" 2>/dev/null; do
+  until grep -q 'build/release/gmembench --device' "$log" 2>/dev/null; do
     kill -0 $gmb 2>/dev/null || { cat "$log"; return 1; }
     sleep 0.2
   done
