@@ -582,3 +582,26 @@ def test_flags_a_stop_or_resume_depends_on_are_refused(stand_in, flag):
     proc = stand_in.gmb(*run_args(stand_in, flag))
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and f"{flag.split('=')[0]} is set by gmb run" in err
+
+
+def test_resume_of_a_concurrent_node_run_keeps_its_partners(stand_in, monkeypatch):
+    """--devices 0,2 pairs GPU 0 with 2 and 2 with 0 (not the binary's own (index + 1) mod
+    count): a resume measures the peer family with the same partners."""
+    monkeypatch.setenv("FAKE_STEP", "0.3")
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", "0,2",
+                                  "--concurrent"))
+    wait_for_benchmarks(stand_in, 2, flavor="*/default")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    calls = len(stand_in.calls())
+
+    monkeypatch.setenv("FAKE_STEP", "0")
+    resumed = stand_in.gmb("run", "--resume", str(stand_in.folder()))
+    _, err = resumed.communicate(timeout=60)
+    assert resumed.returncode == 0, err
+    runs = [c for c in stand_in.calls()[calls:] if any(a.startswith("--benchmark_out=")
+                                                       for a in c)]
+    partners = {(c[1], next(a for a in c if a.startswith("--gmb_peer_partner="))) for c in runs}
+    assert partners == {("--device=0", "--gmb_peer_partner=2"),
+                        ("--device=2", "--gmb_peer_partner=0")}

@@ -16,28 +16,12 @@
 
 #include "gmb/result_file.hpp"
 #include "gmb/stop_gate.hpp"
+#include "tests/host/fake_runs.hpp"
 
 namespace gmb {
 namespace {
 
-using Run = benchmark::BenchmarkReporter::Run;
-
-std::vector<Run> benchmark_of(const std::string& name) {
-  std::vector<Run> runs;
-  for (int repetition = 0; repetition < 2; ++repetition) {
-    Run run;
-    run.run_name.function_name = name;
-    run.run_name.time_type = "manual_time";
-    run.repetition_index = repetition;
-    run.repetitions = 2;
-    run.iterations = 10;
-    run.real_accumulated_time = 1e-3;
-    run.cpu_accumulated_time = 1e-3;
-    run.counters["bytes_per_second"] = 1e12;
-    runs.push_back(run);
-  }
-  return runs;
-}
+using test::benchmark_of;
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -12,30 +12,14 @@
 #include <thread>
 
 #include "gmb/stop_signal.hpp"
+#include "tests/host/fake_runs.hpp"
 
 namespace gmb {
 namespace {
 
 using Run = benchmark::BenchmarkReporter::Run;
-
-Run run_of(const std::string& name, int repetition) {
-  Run run;
-  run.run_name.function_name = name;
-  run.run_name.time_type = "manual_time";
-  run.family_index = 0;
-  run.per_family_instance_index = 0;
-  run.repetition_index = repetition;
-  run.repetitions = 2;
-  run.iterations = 10;
-  run.real_accumulated_time = 1e-3;
-  run.cpu_accumulated_time = 1e-3;
-  run.counters["bytes_per_second"] = 1e12;
-  return run;
-}
-
-std::vector<Run> benchmark_of(const std::string& name) {
-  return {run_of(name, 0), run_of(name, 1)};
-}
+using test::benchmark_of;
+using test::run_of;
 
 nlohmann::json parsed(const std::string& text) {
   return nlohmann::json::parse(text);
