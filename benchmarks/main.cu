@@ -275,8 +275,10 @@ options parse_own_flags(int argc, char** argv, std::vector<char*>& rest) {
   // Google Benchmark opens --benchmark_out itself (and truncates it); gmembench writes the file
   // through an output_file, so the library's copy goes nowhere. It still needs the flag to
   // take a file reporter, and refuses an unknown --benchmark_out_format itself.
+  // Always given, so BENCHMARK_OUT in the environment never opens a file of the library's own.
   static char nowhere[] = "--benchmark_out=/dev/null";
-  if (!opt.out.empty()) rest.push_back(nowhere);
+  static char no_file[] = "--benchmark_out=";
+  rest.push_back(opt.out.empty() ? no_file : nowhere);
   return opt;
 }
 
@@ -349,8 +351,9 @@ int run_registered(const options& opt, int registered) {
                  "%s\n",
                  opt.out.c_str(), write_fault.c_str(), kept, registered,
                  unclosed.empty() ? "the file is closed after them (gmb_interrupted says so)"
-                                  : (unclosed + "; it ends after its last whole benchmark, "
-                                                "which gmb run and --resume read").c_str());
+                 : kept == 0     ? unclosed.c_str()
+                                 : (unclosed + "; it ends after its last whole benchmark, "
+                                               "which gmb run and --resume read").c_str());
     return kWriteFaultStatus;
   }
   if (!unclosed.empty()) {

@@ -9,7 +9,9 @@
 //   the file, and the file is valid JSON with or without the note.
 // After a failed write, close() cuts the file back to its last whole benchmark and closes it
 // there; where even that fails, the file is left cut after its last whole benchmark, which
-// gmb run and --resume close (scripts/gmbtools/data/partial.py).
+// gmb run and --resume close (scripts/gmbtools/data/partial.py). A path that is not a regular
+// file (/dev/stdout, a pipe) is written as a stream: no reserve, no note, nothing cut or
+// removed.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -85,6 +87,9 @@ class output_file {
     if (fd_ < 0) {
       throw std::runtime_error("cannot write '" + path_ + "' (" + std::strerror(errno) + ")");
     }
+    struct stat st {};
+    regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+    reserving_ = regular_;
     reserve();
   }
   output_file(const output_file&) = delete;
@@ -100,7 +105,7 @@ class output_file {
   /// Appends `text`; false once a write has failed (fault() says why).
   bool write(const std::string& text) {
     if (!fault_.empty() || fd_ < 0) return false;
-    if (write_at(end_, text)) {
+    if (put(end_, text)) {
       end_ += off_t(text.size());
       return true;
     }
@@ -116,8 +121,10 @@ class output_file {
     return reserve();
   }
 
-  /// `text`'s blank room for the note, at `offset` bytes into it, once written.
-  void note_room_at(off_t offset) { note_at_ = offset; }
+  /// The blank room for the note: `offset` bytes into the text written next.
+  void note_room_at(off_t offset) {
+    if (regular_) note_at_ = end_ + offset;
+  }
 
   /// Closes the file: cut back to the last commit where a write failed, then `closing`, the
   /// note in its room (when there is one), and the reserve let go. Returns "" when the file is
@@ -126,21 +133,30 @@ class output_file {
   std::string close(const std::string& closing, const std::string& note) {
     if (fd_ < 0) return "already closed";
     std::string problem;
-    const off_t end = fault_.empty() ? end_ : committed_;
-    if (committed_ == 0 && !fault_.empty()) {
+    if (!regular_) {  // a stream: what was written stays; the closing unless a write failed
+      if (fault_.empty() && end_ > 0 && !put(end_, closing)) {
+        problem = "cannot close it (" + write_error_of(errno, path_) + ")";
+      }
+    } else if (committed_ == 0 && !fault_.empty()) {  // not even the context: nothing to keep
       ::close(fd_);
       fd_ = -1;
       std::remove(path_.c_str());
       return "nothing whole was written: the file is removed";
+    } else if (end_ > 0) {
+      // The closing and the note go in space the file holds (its reserve, the room), then
+      // one truncation drops what a failed write left and lets the reserve go.
+      const off_t end = fault_.empty() ? end_ : committed_;
+      off_t size = end + off_t(closing.size());
+      if (!put(end, closing)) {
+        problem = "cannot close it (" + write_error_of(errno, path_) + ")";
+        size = end;
+      } else if (!note.empty() && note_at_ >= 0 && !put(note_at_, note_text(note))) {
+        problem = "cannot add its note (" + write_error_of(errno, path_) + ")";
+      }
+      if (::ftruncate(fd_, size) != 0 && problem.empty()) {
+        problem = "cannot close it (" + write_error_of(errno, path_) + ")";
+      }
     }
-    if (::ftruncate(fd_, end) != 0 || !write_at(end, closing)) {
-      problem = "cannot close it (" + write_error_of(errno, path_) + ")";
-      static_cast<void>(::ftruncate(fd_, end));
-    } else if (!note.empty() && note_at_ >= 0 && !write_at(note_at_, note_text(note))) {
-      problem = "cannot add its note (" + write_error_of(errno, path_) + ")";
-    }
-    const off_t size = problem.empty() ? end + off_t(closing.size()) : end;
-    static_cast<void>(::ftruncate(fd_, size));  // lets the reserve beyond the end go
     if (::close(fd_) != 0 && problem.empty()) {
       problem = "cannot close it (" + write_error_of(errno, path_) + ")";
     }
@@ -153,8 +169,10 @@ class output_file {
   static std::string note_text(const std::string& note) {
     std::string value = note;
     std::string text;
-    for (;;) {
-      text = "\n    \"gmb_interrupted\": " + nlohmann::json(value).dump() + ",";
+    for (;;) {  // (a cut inside a UTF-8 character is replaced, never thrown)
+      text = "\n    \"gmb_interrupted\": " +
+             nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+             ",";
       if (text.size() <= kNoteRoom || value.empty()) break;
       value.resize(value.size() > 4 ? value.size() - 4 : 0);
       value += "...";
@@ -164,10 +182,13 @@ class output_file {
   }
 
  private:
-  bool write_at(off_t at, const std::string& text) {
+  /// `text` at offset `at` (a stream: at its end, where `at` always is).
+  bool put(off_t at, const std::string& text) {
     std::size_t done = 0;
     while (done < text.size()) {
-      const ssize_t n = ::pwrite(fd_, text.data() + done, text.size() - done, at + off_t(done));
+      const ssize_t n =
+          regular_ ? ::pwrite(fd_, text.data() + done, text.size() - done, at + off_t(done))
+                   : ::write(fd_, text.data() + done, text.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         if (n == 0) errno = EIO;
@@ -204,6 +225,7 @@ class output_file {
   off_t end_ = 0;        // bytes written
   off_t committed_ = 0;  // the end of the last whole benchmark
   off_t note_at_ = -1;   // where the note's room starts
+  bool regular_ = true;    // a regular file; else a stream (/dev/stdout, a pipe)
   bool reserving_ = true;
   std::string fault_;
 };

@@ -52,40 +52,46 @@ class kept_reporter : public benchmark::BenchmarkReporter {
     if (file_) {
       std::string text = take();
       const std::size_t room = with_note_room(text);
-      if (room != std::string::npos) file_->note_room_at(off_t(room));
+      json_ = room != std::string::npos;
+      if (json_) file_->note_room_at(off_t(room));
       if (file_->write(text)) file_->commit();
     }
     flush();
     return ok;
   }
 
+  /// A benchmark's repetitions come in one call and, with several, its aggregates in the next:
+  /// it is whole (committed, counted) when the next benchmark comes, or at Finalize.
   void ReportRuns(const std::vector<Run>& report) override {
     if (report.empty() || failed_) return;
     const std::string& name = report.front().run_name.function_name;
     if (dropped_ && dropped_(name)) return;
+    if (name != pending_) settle();
+    if (failed_) return;  // the reserve could not be renewed: the run stops before this one
     inner_->ReportRuns(report);
-    if (file_) {
-      if (!file_->write(take())) {
-        flush();
-        return;  // not counted: close() cuts the file back to the benchmark before
-      }
-      file_->commit();  // where the reserve cannot be renewed, the run stops after this one
+    if (file_ && !file_->write(take())) {
+      pending_.clear();  // not counted: close() cuts the file back to the benchmark before
+      flush();
+      return;
     }
-    if (name != last_) ++kept_;  // Google Benchmark reports the repetitions, then aggregates
-    last_ = name;
+    pending_ = name;
     flush();
   }
 
   /// The inner reporter's closing goes to the stream now, or to the file at close().
   void Finalize() override {
+    settle();
     inner_->Finalize();
     if (file_) closing_ = take();
+    finalized_ = true;
     flush();
   }
 
   /// Closes the file (see output_file::close) with `note` (gmb_interrupted; "" for none).
+  /// Without a Finalize (a run cut short), a JSON file gets Google Benchmark's closing.
   std::string close_file(const std::string& note) {
-    return file_ ? file_->close(closing_.empty() ? "\n  ]\n}\n" : closing_, note) : "";
+    if (!file_) return "";
+    return file_->close(finalized_ ? closing_ : (json_ ? "\n  ]\n}\n" : ""), note);
   }
 
   /// Benchmarks passed on, and the last of them ("" before the first).
@@ -110,6 +116,17 @@ class kept_reporter : public benchmark::BenchmarkReporter {
     return text;
   }
 
+  /// The pending benchmark is whole: committed (a reserve that cannot be renewed stops the
+  /// run after it) and counted.
+  void settle() {
+    if (pending_.empty()) return;
+    if (file_) file_->commit();
+    ++kept_;
+    last_ = pending_;
+    pending_.clear();
+    flush();
+  }
+
   void flush() {
     if (failed_) return;
     std::string why;
@@ -132,8 +149,11 @@ class kept_reporter : public benchmark::BenchmarkReporter {
   output_file* file_;
   std::ostringstream buffer_;  // the inner reporter's text on its way to file_
   std::string closing_;
+  bool json_ = false;       // the file's context has the note's room
+  bool finalized_ = false;  // closing_ is the inner reporter's own (none for CSV)
   int kept_ = 0;
-  std::string last_;
+  std::string last_;     // the last whole benchmark
+  std::string pending_;  // the benchmark whose reports are coming
   bool failed_ = false;
 };
 

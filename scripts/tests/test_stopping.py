@@ -449,10 +449,16 @@ def test_a_continuation_left_unmerged_is_never_written_over(tmp_path):
     second = flavor_files.continuation(tmp_path, "default")
     assert second.name == "default-continued-2.json"
     second.write_text(gbench_text(["c"]) + "\n  ]\n}\n")
+    moved = tmp_path / "moved.json"
+    first.rename(moved)  # the first one merged: a new one still comes after the second
+    assert flavor_files.continuation(tmp_path, "default").name == "default-continued-3.json"
+    moved.rename(first)
+    (tmp_path / "default-continued-x1.json").write_text("{}")  # not a continuation: left be
     flavor_files.fold_continuations(tmp_path, "default")  # what --resume does first
     doc, _ = partial.read(tmp_path / "default.json")
     assert partial.names(doc) == ["a", "b", "c"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["default.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["default-continued-x1.json",
+                                                           "default.json"]
 
 
 # --- partial.py: a file cut short --------------------------------------------------------------

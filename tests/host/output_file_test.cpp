@@ -5,8 +5,12 @@
 #include "gmb/output_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <map>
 
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +106,103 @@ TEST(OutputFile, AFolderThatIsNotThereIsNamedInTheError) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-gmb-folder/x.json"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos);
   }
+}
+
+TEST(OutputFile, AUtf8CharacterCutByTheRoomIsReplacedNotThrown) {
+  std::string note;
+  for (int i = 0; i < 400; ++i) note += "\xc3\xa9";  // é, two bytes each
+  EXPECT_EQ(output_file::note_text(note).size(), output_file::kNoteRoom);
+}
+
+TEST(OutputFile, NothingReportedLeavesTheFileEmpty) {
+  // --benchmark_list_tests: Google Benchmark reports nothing, not even the context.
+  const std::string path = testing::TempDir() + "output_file_nothing.json";
+  output_file file(path);
+  kept_reporter reporter(std::make_unique<benchmark::JSONReporter>(),
+                         [](const std::string&) { return false; }, {}, &file);
+  EXPECT_EQ(reporter.close_file(""), "");
+  EXPECT_EQ(text_of(path), "");
+  std::remove(path.c_str());
+}
+
+TEST(OutputFile, ACsvFileGetsNoJsonClosing) {
+  const std::string path = testing::TempDir() + "output_file.csv";
+  output_file file(path);
+  kept_reporter reporter(file_reporter_for("csv"), [](const std::string&) { return false; }, {},
+                         &file);
+  reporter.ReportContext(benchmark::BenchmarkReporter::Context());
+  reporter.ReportRuns(benchmark_of("a"));
+  reporter.Finalize();
+  EXPECT_EQ(reporter.close_file("SIGTERM after 1 of 2 benchmarks"), "");
+  const std::string text = text_of(path);
+  EXPECT_NE(text.find("\"a/manual_time\""), std::string::npos) << text;
+  EXPECT_EQ(text.find(']'), std::string::npos) << text;
+  std::remove(path.c_str());
+}
+
+TEST(OutputFile, APipeIsWrittenAsAStreamAndLeftWhereItIs) {
+  // /dev/stdout, `>(...)`: no reserve, no note, nothing cut or removed.
+  const std::string path = testing::TempDir() + "output_file_fifo";
+  std::remove(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  const int reader = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  {
+    output_file file(path);
+    const auto reporter = reporting_to(file);
+    reporter->ReportRuns(benchmark_of("a"));
+    reporter->Finalize();
+    EXPECT_EQ(reporter->close_file("SIGTERM after 1 of 2 benchmarks"), "");
+  }
+  std::string text;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(reader, chunk, sizeof chunk)) > 0;) text.append(chunk, size_t(n));
+  ::close(reader);
+  const auto doc = nlohmann::json::parse(
+      std::regex_replace(text, std::regex(R"(: -?(NaN|Infinity))"), ": null"));
+  EXPECT_EQ(doc["benchmarks"].size(), 2u);
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << "the pipe was removed";
+  std::remove(path.c_str());
+}
+
+/// The second benchmark's median written past a file size limit (as on a full disk); 0 when
+/// the fault was seen, the file closed and one benchmark counted.
+int fault_in_aggregates(const std::string& path) {
+  auto median_of = [](const std::string& name) {
+    benchmark::BenchmarkReporter::Run median = test::run_of(name, 0);
+    median.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+    median.aggregate_name = "median";
+    return std::vector<benchmark::BenchmarkReporter::Run>{median};
+  };
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::string fault;
+  output_file file(path);
+  const auto reporter = reporting_to(file, &fault);
+  const off_t context = off_t(text_of(path).size());
+  reporter->ReportRuns(benchmark_of("a"));
+  const off_t repetitions = off_t(text_of(path).size()) - context + 2;  // and ",\n"
+  reporter->ReportRuns(median_of("a"));
+  rlimit size{};
+  size.rlim_cur = size.rlim_max = rlim_t(off_t(text_of(path).size()) + repetitions + 8);
+  ::setrlimit(RLIMIT_FSIZE, &size);
+  reporter->ReportRuns(benchmark_of("b"));
+  reporter->ReportRuns(median_of("b"));
+  reporter->Finalize();
+  const int kept = reporter->kept();
+  const bool closed = reporter->close_file("write fault (" + fault + ")").empty();
+  return !fault.empty() && closed && kept == 1 ? 0 : 1;
+}
+
+TEST(OutputFileDeathTest, AFaultInABenchmarksAggregatesLeavesItOut) {
+  // The file holds the first benchmark whole, and the count agrees.
+  const std::string path = testing::TempDir() + "output_file_aggregates.json";
+  EXPECT_EXIT(std::exit(fault_in_aggregates(path)), testing::ExitedWithCode(0), "");
+  const auto doc = parsed_file(path);
+  ASSERT_EQ(doc["benchmarks"].size(), 3u);  // a's two repetitions and its median
+  for (const auto& b : doc["benchmarks"]) EXPECT_EQ(b["run_name"], "a/manual_time");
+  EXPECT_TRUE(doc["context"].contains("gmb_interrupted"));
+  std::remove(path.c_str());
 }
 
 TEST(WriteWholeFile, WritesTheFileAndLeavesNoCopyBeside) {

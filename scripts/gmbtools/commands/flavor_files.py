@@ -22,22 +22,32 @@ def merge_part(into: Path, part: Path) -> str | None:
 
 
 def continuation(folder: Path, stem: str) -> Path:
-    """A new <stem>-continued[-N].json: one that a merge left behind is never written over."""
-    path, n = folder / f"{stem}{CONTINUATION}.json", 1
-    while path.exists() or (folder / health.health_file(path.stem)).exists():
+    """A new <stem>-continued[-N].json, numbered after every one there (a merge may have left
+    one behind): never written over, and --resume folds them in the order they were made."""
+    def name(n: int) -> str:
+        return f"{stem}{CONTINUATION}" + ("" if n == 1 else f"-{n}")
+
+    n = max((n for _, n in _continuations(folder, stem)), default=0) + 1
+    while (folder / health.health_file(name(n))).exists():  # a health file left behind
         n += 1
-        path = folder / f"{stem}{CONTINUATION}-{n}.json"
-    return path
+    return folder / f"{name(n)}.json"
+
+
+def _continuations(folder: Path, stem: str) -> list[tuple[Path, int]]:
+    """The continuations of `stem` in `folder` with their numbers (1 for the unnumbered one),
+    in order."""
+    found = []
+    for path in folder.glob(f"{stem}{CONTINUATION}*.json"):
+        match = CONTINUED.search(path.stem)
+        if match and path.stem[:match.start()] == stem:
+            found.append((path, int(match.group(1)[1:]) if match.group(1) else 1))
+    return sorted(found, key=lambda item: item[1])
 
 
 def fold_continuations(folder: Path, stem: str) -> None:
     """Continuations a stopped merge left beside the flavor's file merged into it, in order
     (a resume starts from everything measured)."""
-    left = sorted(folder.glob(f"{stem}{CONTINUATION}*.json"),
-                  key=lambda p: int(p.stem.rsplit("-", 1)[-1]) if p.stem[-1].isdigit() else 1)
-    for part in left:
-        if not CONTINUED.search(part.stem):
-            continue
+    for part, _ in _continuations(folder, stem):
         target = results.stored(folder / f"{stem}.json")
         if target.name.endswith(".gz"):  # merged uncompressed; packed again at the end
             doc, _ = partial.read(target)

@@ -91,7 +91,8 @@ def _run_bounded(command: list[str], where: Path, deadline: float,
         try:
             watched = stopping.run_watched(command, cwd=None, env=None, stdout=out,
                                            stderr=subprocess.STDOUT, progress=[],
-                                           stall_timeout=None, stopper=stop, deadline=deadline)
+                                           stall_timeout=None, stopper=stop, deadline=deadline,
+                                           own_session=False)
         except OSError as err:
             return "failed", f"cannot run {command[0]}: {err.strerror}"
     returncode = watched.returncode

@@ -85,7 +85,7 @@ def partners(devices: list[int]) -> dict[int, int]:
 
 def partner_flag(options: Options, partner: int) -> tuple[str, ...]:
     """--gmb_peer_partner for the binary, unless the user named one."""
-    if any(a.startswith("--gmb_peer_partner=") for a in options.passthrough):
+    if any(a.startswith("--gmb_peer_partner") for a in options.passthrough):  # =J or J
         return ()
     return (f"--gmb_peer_partner={partner}",)
 

@@ -31,7 +31,7 @@ from gmbtools.commands.node_run import partner_flag, partners, run_node
 from gmbtools.commands.repo import find_repo
 from gmbtools.commands.run_options import Options, check_node_options
 from gmbtools.data import node as node_record
-from gmbtools.data import partial, results, runinfo
+from gmbtools.data import files, partial, results, runinfo
 from gmbtools.data.flavors import BINARIES, json_name
 from gmbtools.data.runinfo import RunInfo
 from gmbtools.errors import GmbError
@@ -43,7 +43,14 @@ def run(options: Options, repo: Path | None = None) -> Path:
     when a flavor failed or the run was stopped, so the shell sees a non-zero status."""
     repo = repo or find_repo()
     if options.resume:
-        return resume(options, repo)
+        try:
+            return resume(options, repo)
+        except OSError as err:  # the folder's files, rewritten before the binaries run
+            if not files.is_full(err):
+                raise
+            raise GmbError(f"{files.write_error(err, Path(options.resume))}: every file of the "
+                           "folder is whole; make room and resume again",
+                           run_state.WRITE_FAULT_STATUS) from None
     check_node_options(options)
     env = device_env()
     devices = resolve_devices(options.devices, env) if options.devices else [options.device]

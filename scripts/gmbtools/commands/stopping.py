@@ -92,9 +92,13 @@ class Stopper:
 
 
 def _send(child: subprocess.Popen, sig: int) -> None:
-    """The signal to the child's process group (it leads one: start_new_session)."""
+    """The signal to the child's process group where it leads one (start_new_session), else to
+    the child."""
     try:
-        os.killpg(child.pid, sig)
+        if getattr(child, "gmb_leads_group", True):
+            os.killpg(child.pid, sig)
+        else:
+            child.send_signal(sig)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -153,12 +157,15 @@ class Watched:
 def run_watched(command: list[str], *, cwd: Path | None, env: dict[str, str] | None,
                 stdout: IO | None, progress: list[Path], stall_timeout: float | None,
                 stopper: Stopper, stderr: IO | int | None = None,
-                deadline: float | None = None) -> Watched:
+                deadline: float | None = None, own_session: bool = True) -> Watched:
     """Run `command` to its end, a stop, a stall or `deadline` (time.monotonic(); after a stop
     the binary has STOP_GRACE_S whatever the deadline). `progress`: files whose growth shows
-    the binary is alive; `stall_timeout` None or 0: no watchdog."""
+    the binary is alive; `stall_timeout` None or 0: no watchdog. `own_session`: the binary in
+    a session of its own (gmb's terminal); False keeps it in the caller's process group (a
+    Slurm task, whose step the batch system ends as a group)."""
     child = spawn(command, cwd=cwd, env=env, stdout=stdout, stderr=stderr,
-                  start_new_session=True)
+                  start_new_session=own_session)
+    child.gmb_leads_group = own_session  # type: ignore[attr-defined]
     stopper.adopt(child)
     try:
         seen, since = _sizes(progress), time.monotonic()
