@@ -611,3 +611,18 @@ def test_resume_of_a_concurrent_node_run_keeps_its_partners(stand_in, monkeypatc
     partners = {(c[1], next(a for a in c if a.startswith("--gmb_peer_partner="))) for c in runs}
     assert partners == {("--device=0", "--gmb_peer_partner=2"),
                         ("--device=2", "--gmb_peer_partner=0")}
+
+
+def test_resume_refuses_a_folder_committed_to_git(stand_in):
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default"))
+    proc.communicate(timeout=60)
+    folder = stand_in.folder()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(stand_in.results)]
+    for step in (["init", "-q"], ["add", "."], ["commit", "-qm", "results"]):
+        subprocess.run([*git, *step], check=True, capture_output=True)
+    refused = stand_in.gmb("run", "--resume", str(folder))
+    _, err = refused.communicate(timeout=60)
+    assert refused.returncode == 2
+    assert len(err.strip().splitlines()) == 1 and "committed to git" in err, err
+    assert subprocess.run([*git, "status", "--porcelain"], capture_output=True,
+                          text=True).stdout == ""

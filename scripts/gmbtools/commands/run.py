@@ -28,7 +28,7 @@ from gmbtools.commands.binaries import (build, device_env, device_info, list_ben
 from gmbtools.commands.flavor_files import fold_continuations
 from gmbtools.commands.flavor_runs import run_device, start_record
 from gmbtools.commands.node_run import partner_flag, partners, run_node
-from gmbtools.commands.repo import find_repo
+from gmbtools.commands.repo import find_repo, tracked
 from gmbtools.commands.run_options import Options, check_node_options
 from gmbtools.data import node as node_record
 from gmbtools.data import files, partial, results, runinfo
@@ -96,6 +96,10 @@ def resume(options: Options, repo: Path) -> Path:
     folder = Path(options.resume or ".").resolve()
     if not folder.is_dir():
         raise GmbError(f"--resume: {folder}: no such folder", 2)
+    committed = tracked(p for sub in (folder, *folder.glob("gpu*")) for p in sub.iterdir())
+    if committed:  # committed results are what the docs cite: never rewritten in place
+        raise GmbError(f"--resume: {folder} is committed to git ({committed[0].name} is "
+                       f"tracked): resume a copy of it (cp -r {folder} /tmp/) instead", 2)
     node = node_record.load_node(folder) if (folder / node_record.NODE_FILE).exists() else None
     subfolders = [(d.index, folder / d.folder) for d in node.devices] if node else [(None, folder)]
     records = {sub: runinfo.load(sub) for _, sub in subfolders}
