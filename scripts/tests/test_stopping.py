@@ -507,14 +507,19 @@ def test_partial_merge_restates_the_stop_for_the_whole_file():
     assert merged["context"]["gmb_interrupted"] == "SIGINT after 4 of 9 benchmarks"
 
 
-def test_a_node_run_stops_every_gpu_and_resumes_gpu_by_gpu(stand_in, monkeypatch):
+def stop_a_concurrent_node_run(stand_in, monkeypatch, devices):
+    """A node run of `devices` (--concurrent) stopped by SIGTERM after two benchmarks."""
     monkeypatch.setenv("FAKE_STEP", "0.3")
-    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", "0,1",
+    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", devices,
                                   "--concurrent"))
     wait_for_benchmarks(stand_in, 2, flavor="*/default")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM, err
+
+
+def test_a_node_run_stops_every_gpu_and_resumes_gpu_by_gpu(stand_in, monkeypatch):
+    stop_a_concurrent_node_run(stand_in, monkeypatch, "0,1")
     assert no_stand_in_left(stand_in)
     folder = stand_in.folder()
     assert (folder / "summary.md").read_text().count("interrupted: SIGTERM after") == 2
@@ -593,13 +598,7 @@ def test_flags_a_stop_or_resume_depends_on_are_refused(stand_in, flag):
 def test_resume_of_a_concurrent_node_run_keeps_its_partners(stand_in, monkeypatch):
     """--devices 0,2 pairs GPU 0 with 2 and 2 with 0 (not the binary's own (index + 1) mod
     count): a resume measures the peer family with the same partners."""
-    monkeypatch.setenv("FAKE_STEP", "0.3")
-    proc = stand_in.gmb(*run_args(stand_in, "--flavors", "default", "--devices", "0,2",
-                                  "--concurrent"))
-    wait_for_benchmarks(stand_in, 2, flavor="*/default")
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 128 + signal.SIGTERM, err
+    stop_a_concurrent_node_run(stand_in, monkeypatch, "0,2")
     calls = len(stand_in.calls())
 
     monkeypatch.setenv("FAKE_STEP", "0")
