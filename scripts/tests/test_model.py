@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_launches,
-                               model_onchip, model_params, model_predict, model_shapes)
+                               model_links, model_onchip, model_params, model_predict,
+                               model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
@@ -251,3 +252,20 @@ def test_a_kernel_that_stores_one_word_per_structure_moves_its_own_mix():
     assert model_bounds.L2 not in model_bounds.bounds(p, shape)
     cg = Shape(**{**shape.__dict__, "l1_reuse": False})
     assert model_bounds.bounds(p, cg)[model_bounds.L2] == pytest.approx(8000.0 / 4 * 1.25)
+
+
+def test_host_accesses_run_at_the_copy_engines_rate_in_the_sectors_they_put_on_the_link():
+    p = params(host_read_gbs=50.0, host_write_gbs=55.0)
+
+    def host(name, ld=None, st=None):
+        row = pd.Series({"name": name, "family": "host", "model_ld_sectors_per_req": ld,
+                         "model_st_sectors_per_req": st})
+        return model_links.host_gbs(p, row)
+
+    assert host("host/read/f32x4/ilp:4", ld=16.0) == pytest.approx(50.0)  # 512 B in 16 sectors
+    assert host("host/write/f32x4/ilp:4", st=16.0) == pytest.approx(55.0)
+    assert host("host/read/f32/off:1", ld=5.0) == pytest.approx(50.0 * 4 / 5)
+    assert host("host/read/f32/s:8", ld=32.0) == pytest.approx(50.0 / 8)  # 4 B per sector
+    assert host("host/write/f32/s:8", ld=32.0) is None  # a write without store counters
+    assert model_links.host_gbs(params(), pd.Series({"name": "host/read/f32/s:8",
+                                                     "model_ld_sectors_per_req": 32.0})) is None

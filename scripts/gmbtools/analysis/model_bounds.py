@@ -34,6 +34,7 @@ READ_PAGE, WRITE_PAGE = 1024, 256
 
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
 CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
+LINK = "host link"  # mapped host memory at the copy engine's rate over the link (model_links)
 
 
 @dataclass(frozen=True)

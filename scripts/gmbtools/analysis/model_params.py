@@ -16,6 +16,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
+| `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
 the check that no parameter comes from the family it predicts: a parameter whose source is
@@ -44,6 +45,8 @@ SOURCES = {
     "copy_curve": "latency/loaded/load:copy",
     "write_gbs": "ref/memset",
     "copy_gbs": "ref/memcpy_d2d",
+    "host_read_gbs": "ref/memcpy_h2d/mem:pinned",
+    "host_write_gbs": "ref/memcpy_d2h/mem:pinned",
     "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
     "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
     "load_slot_ns": ("read/f32/ilp:1/grid:full",),
@@ -83,6 +86,8 @@ class Params:
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
     persistent_read_gbs: float | None = None
     persistent_copy_gbs: float | None = None
+    host_read_gbs: float | None = None  # the copy engine over the host link, to the GPU
+    host_write_gbs: float | None = None  # ... from it
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
@@ -149,7 +154,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if p.read_curve is not None:
         take("read_gbs", p.read_curve.most_gbs, SOURCES["read_gbs"] + "/*")
     take("write_gbs", value(SOURCES["write_gbs"]), SOURCES["write_gbs"])
-    take("copy_gbs", value(SOURCES["copy_gbs"]), SOURCES["copy_gbs"])
+    for key in ("copy_gbs", "host_read_gbs", "host_write_gbs"):
+        take(key, value(SOURCES[key]), SOURCES[key])
     rate = value(SOURCES["block_rate"][0], "blocks_per_us")
     if rate is not None:
         take("block_rate", rate / 1e3, SOURCES["block_rate"][0])

@@ -18,7 +18,8 @@ def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
         return []
     lines = [HEADING, "",
              "`model_gbs`: the lowest of the model's bounds (DRAM, latency × bytes in flight,"
-             " block starts, L2 to SM, the cache level of a hot read), from parameters the"
+             " block starts, L2 to SM, the cache level of a hot read, the host link), from"
+             " parameters the"
              " same run measured with the"
              f" benchmark's own family left out ([{doc_link.rsplit('/', 1)[-1]}]({doc_link})). "
              f"Within {model_check.TOLERANCE:.0%}: |measured / predicted − 1| ≤"
