@@ -26,6 +26,8 @@ std::vector<bench_case> chase_calibration_cases(environment& env);
 std::vector<bench_case> working_set_calibration_cases(environment& env);
 std::vector<bench_case> constant_calibration_cases(environment& env);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
+// Bulk copies (TMA, sm_90 on): built once, like the other paths (no LDG or STG to change).
+std::vector<bench_case> bulk_cases(environment& env, sweep s);
 std::vector<bench_case> tlb_cases(environment& env, sweep s);
 std::vector<bench_case> transpose_cases(environment& env, sweep s);
 std::vector<bench_case> reduce_cases(environment& env, sweep s);
@@ -75,11 +77,12 @@ void set_pattern_options(const pattern_options& options);
 inline std::vector<bench_case> all_cases(environment& env, sweep s = sweep::kQuick) {
   std::vector<bench_case> cases;
   for (auto family :
-       {reference_cases, model_cases,       coalesced_cases, vector_cases,   offset_cases,
-        stride_cases,    aos_cases,         warp_cases,      matrix_cases,   reuse_cases,
-        cache_op_cases,  working_set_cases, latency_cases,   tlb_cases,      inflight_cases,
-        transpose_cases, reduce_cases,      peer_cases,      readonly_cases, texture_cases,
-        constant_cases,  local_cases,       host_cases,      managed_cases,  pattern_cases}) {
+       {reference_cases, model_cases,       coalesced_cases, vector_cases,    offset_cases,
+        stride_cases,    aos_cases,         warp_cases,      matrix_cases,    reuse_cases,
+        cache_op_cases,  working_set_cases, latency_cases,   tlb_cases,       inflight_cases,
+        bulk_cases,      transpose_cases,   reduce_cases,    peer_cases,      readonly_cases,
+        texture_cases,   constant_cases,    local_cases,     host_cases,      managed_cases,
+        pattern_cases}) {
     for (auto& c : family(env, s)) cases.push_back(std::move(c));
   }
   return cases;

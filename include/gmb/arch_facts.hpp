@@ -68,15 +68,19 @@ inline std::string facts_status(int cc_major, int cc_minor) {
 enum class gpu_feature {
   kNone,
   kAsyncCopy,  // cp.async: global -> shared without registers (LDGSTS), sm_80 and newer
+  kBulkCopy,   // cp.async.bulk: one thread's copy of KiBs, global <-> shared (TMA, UBLKCP),
+               // completed on an mbarrier; sm_90 and newer
 };
 
 /// The least compute capability (x 10) with the feature.
 constexpr int min_cc(gpu_feature f) {
-  return f == gpu_feature::kAsyncCopy ? 80 : 0;
+  return f == gpu_feature::kAsyncCopy ? 80 : f == gpu_feature::kBulkCopy ? 90 : 0;
 }
 
 constexpr const char* name(gpu_feature f) {
-  return f == gpu_feature::kAsyncCopy ? "cp.async (LDGSTS)" : "none";
+  return f == gpu_feature::kAsyncCopy  ? "cp.async (LDGSTS)"
+         : f == gpu_feature::kBulkCopy ? "cp.async.bulk (TMA)"
+                                       : "none";
 }
 
 /// "" where the GPU has the feature, else why a benchmark that needs it is skipped.

@@ -283,6 +283,26 @@ def test_inflight_points_model_and_loaded_latency(families):
                       for load in ("read", "copy")]
 
 
+def test_inflight_draws_bulk_copies_beside_the_loads(families):
+    # A bulk read (bulk/, TMA) at 16 KiB in flight per SM: a red square on the right panel,
+    # among the figure's data; another flavor's or an errored one is not drawn.
+    base = families.loc[(families["name"] == "inflight/read/w:4/ilp:1/block:256/bpsm:8/"
+                         "grid:persistent") & (families["flavor"] == "default")]
+    bulk = base.assign(name="bulk/read/bytes:4096/stages:4/bpsm:1", family="bulk",
+                       variant="read", bytes_in_flight_per_sm=16384.0, gbs=1234.5,
+                       inflight_fit_gbs=np.nan)
+    errored = bulk.assign(name="bulk/copy/bytes:4096/stages:4/bpsm:1", variant="copy",
+                          gbs=np.nan, error="wrong")
+    drawn = figures.inflight(pd.concat([families, bulk, errored], ignore_index=True))
+    data = drawn.data.set_index("name")
+    assert data.loc["bulk/read/bytes:4096/stages:4/bpsm:1", "gbs"] == 1234.5
+    assert "bulk/copy/bytes:4096/stages:4/bpsm:1" not in data.index
+    right = drawn.figure.axes[1]
+    labels = [line.get_label() for line in right.get_lines()]
+    assert "bulk read (TMA), bytes × stages × bpsm" in labels
+    assert not any(label.startswith("bulk copy") for label in labels)
+
+
 def test_latency_per_level_and_across_pages(families):
     drawn = figures.latency(families)
     data = drawn.data

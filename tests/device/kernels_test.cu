@@ -76,6 +76,11 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   EXPECT_EQ(per_family["inflight"], 31 + 6);
+  // Bulk copies: 10 reads, 3 writes, 3 copies, 4 latencies (gmb/bulk.hpp); a GPU of 100 KiB
+  // of shared memory per SM holds no copy of 128 KiB.
+  EXPECT_GE(per_family["bulk"], 10 + 3 + 3 + 4 - 1);
+  EXPECT_LE(per_family["bulk"], 10 + 3 + 3 + 4);
+  if (env_->device().cc_major == 9) EXPECT_EQ(per_family["bulk"], 10 + 3 + 3 + 4);
   EXPECT_EQ(per_family["transpose"], 7 + 2);   // seven f32 rungs; f64 copy and top
   EXPECT_EQ(per_family["reduce"], 7 + 1 + 2);  // seven f32 rungs, i32's top; CUB for both
 
@@ -137,6 +142,28 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       continue;
     }
     std::map<std::string, double> counters(measured.begin(), measured.end());
+    if (family == "bulk") {  // verify() checked every word read, written or copied
+      EXPECT_FALSE(c.every_flavor);  // built once: TMA's copies, no LDG or STG
+      EXPECT_EQ(c.needs, gpu_feature::kBulkCopy);
+      EXPECT_GT(c.bytes_read + c.bytes_written, 0.0);
+      EXPECT_LE(c.bytes_read, array);
+      EXPECT_LE(c.bytes_written, array);
+      if (starts_with(c.name, "bulk/latency/")) {
+        EXPECT_EQ(c.bytes_written, 0.0);
+        EXPECT_GT(counters["latency_ns"], 1.0);
+        EXPECT_GT(counters["latency_cycles"], 1.0);
+        EXPECT_GT(counters["sm_clock_mhz"], 100.0);
+      } else {
+        const bool read = starts_with(c.name, "bulk/read/");
+        const bool write = starts_with(c.name, "bulk/write/");
+        EXPECT_EQ(c.bytes_read > 0, !write);
+        EXPECT_EQ(c.bytes_written > 0, !read);
+        if (!read && !write) EXPECT_EQ(c.bytes_read, c.bytes_written);  // copies
+        EXPECT_GT(counters["bytes_in_flight_per_sm"], 0.0);
+        EXPECT_GE(counters["resident_blocks_per_sm"], 1.0);
+      }
+      continue;
+    }
     if (family == "inflight") {  // verify() checked every output word or every element read
       if (starts_with(c.name, "inflight/blocks/")) {
         EXPECT_GT(counters["block_slot_ns"], 0.0);
@@ -220,22 +247,65 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   }
 }
 
-/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes;
-/// the GPU under test runs them exactly when it has the feature (every path on Hopper).
+/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes
+/// and the bulk copies; the GPU under test runs them exactly when it has the feature (every
+/// path on Hopper).
 TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   const device_info& d = env_->device();
-  const bool async_copy = d.cc_major * 10 + d.cc_minor >= 80;
-  std::size_t needing = 0;
+  const int cc = d.cc_major * 10 + d.cc_minor;
+  std::size_t async = 0, bulk = 0;
   for (const auto& c : all_cases(*env_, sweep::kFull)) {
+    EXPECT_EQ(c.needs == gpu_feature::kBulkCopy, starts_with(c.name, "bulk/")) << c.name;
     if (c.needs == gpu_feature::kNone) continue;
     SCOPED_TRACE(c.name);
-    ++needing;
-    EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
-    EXPECT_NE(c.name.find("/tile_async/"), std::string::npos);
-    EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), async_copy);
+    if (c.needs == gpu_feature::kBulkCopy) {
+      ++bulk;
+      EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), cc >= 90);
+    } else {
+      ++async;
+      EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
+      EXPECT_NE(c.name.find("/tile_async/"), std::string::npos);
+      EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), cc >= 80);
+    }
     if (d.cc_major >= 9) EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor), "");
   }
-  EXPECT_EQ(needing, 4u);  // tile_async of f32 and f64 at two sizes each (the full sweep)
+  EXPECT_EQ(async, 4u);  // tile_async of f32 and f64 at two sizes each (the full sweep)
+  EXPECT_GT(bulk, 3u * 60);  // gmb/bulk.hpp's full shapes for each op, and the latencies
+}
+
+/// Each bulk kernel on Hopper and newer, run as the benchmark runs it: the counters say what the
+/// name says (bytes in flight, residency), and a copy of 64 KiB takes longer than one of 1 KiB.
+TEST_F(Cases, BulkCopiesKeepTheBytesInFlightTheirNamesSay) {
+  const device_info& d = env_->device();
+  if (!unsupported_reason(gpu_feature::kBulkCopy, d.cc_major, d.cc_minor).empty()) {
+    GTEST_SKIP() << unsupported_reason(gpu_feature::kBulkCopy, d.cc_major, d.cc_minor);
+  }
+  auto param = [](const std::string& name, const std::string& key) {
+    const std::size_t at = name.find("/" + key + ":");
+    return at == std::string::npos ? -1.0 : std::stod(name.substr(at + key.size() + 2));
+  };
+  std::map<std::string, double> latency;
+  std::set<std::string> ops;
+  for (const auto& c : all_cases(*env_)) {
+    if (!starts_with(c.name, "bulk/")) continue;
+    SCOPED_TRACE(c.name);
+    measurements measured;
+    ASSERT_EQ(run_untimed(*env_, c, 2, &measured), "");
+    std::map<std::string, double> counters(measured.begin(), measured.end());
+    const std::string op = c.name.substr(5, c.name.find('/', 5) - 5);
+    ops.insert(op);
+    if (op == "latency") {
+      latency[c.name] = counters.at("latency_ns");
+      continue;
+    }
+    const double bpsm = param(c.name, "bpsm");
+    EXPECT_EQ(counters.at("bytes_in_flight_per_sm"),
+              param(c.name, "bytes") * param(c.name, "stages") * bpsm);
+    EXPECT_EQ(counters.at("resident_blocks_per_sm"), bpsm);
+    EXPECT_GE(counters.at("smem_per_block"), param(c.name, "bytes") * param(c.name, "stages"));
+  }
+  EXPECT_EQ(ops, (std::set<std::string>{"read", "write", "copy", "latency"}));
+  EXPECT_LT(latency.at("bulk/latency/bytes:1024"), latency.at("bulk/latency/bytes:65536"));
 }
 
 TEST_F(Cases, OffsetAndStrideNamesCoverTheirSweeps) {
@@ -297,7 +367,8 @@ TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
         starts_with(c.name, "model/read/") || starts_with(c.name, "inflight/read/") ||
-        starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/")) {
+        starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/") ||
+        starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/")) {
       continue;  // checking reads write nothing; see the next test
     }
     SCOPED_TRACE(c.name);
@@ -395,7 +466,11 @@ TEST_F(Cases, CheckingReadsReportAWrongInputWord) {
   for (const auto& c : all_cases(*env_)) {
     // working sets (and the calibration's) are read many times
     const bool rereads = starts_with(c.name, "cache/") || starts_with(c.name, "model/read/");
-    if (!starts_with(c.name, "read/") && !starts_with(c.name, "inflight/read/") && !rereads) {
+    const device_info& d = env_->device();
+    const bool bulk = (starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/")) &&
+                      unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty();
+    if (!starts_with(c.name, "read/") && !starts_with(c.name, "inflight/read/") && !rereads &&
+        !bulk) {
       continue;
     }
     SCOPED_TRACE(c.name);

@@ -1,6 +1,7 @@
 // The SASS of the built binaries, for every architecture they have code for (cuobjdump needs
 // no GPU): what -dlcm=ca and -dlcm=cg change and what they leave alone, the explicit cache
-// operators, the read-only path, the on-chip paths, and cp.async where the GPU has it.
+// operators, the read-only path, the on-chip paths, cp.async and bulk copies (TMA) where the
+// GPU has them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -28,8 +29,8 @@ using tokens = std::set<std::string>;
 
 /// One kernel's global loads (LDG...) and stores (STG...) as sets of dot-separated tokens.
 /// Tokens, not strings: modifier order varies (docs/design.md). `other` holds the kernel's other
-/// memory instructions (cp.async LDGSTS, local LDL/STL, constant LDC, texture TEX/TLD, surface
-/// SUST/SULD) whole, operands included (LDC's bank tells a __constant__ table from the
+/// memory instructions (cp.async LDGSTS, bulk copies UBLKCP, local LDL/STL, constant LDC,
+/// texture TEX/TLD, surface SUST/SULD) whole, operands included (LDC's bank tells a __constant__ table from the
 /// kernel's parameters).
 struct kernel_sass {
   std::vector<tokens> loads, stores;
@@ -38,7 +39,7 @@ struct kernel_sass {
 
 /// A cheap look before the regex: whether a SASS line may hold an instruction of `other`.
 bool mentions_other_access(const std::string& line) {
-  for (const char* op : {"LDGSTS", "LDL", "STL", "LDC", "TEX", "TLD", "SUST", "SULD"}) {
+  for (const char* op : {"LDGSTS", "UBLKCP", "LDL", "STL", "LDC", "TEX", "TLD", "SUST", "SULD"}) {
     if (line.find(op) != std::string::npos) return true;
   }
   return false;
@@ -76,7 +77,8 @@ std::map<std::string, kernel_sass> disassemble(const std::string& binary, const 
   std::map<std::string, kernel_sass> kernels;
   const std::regex function_line(R"(Function : (\S+))");
   const std::regex access(R"(\b(LDG|STG)(\.[A-Z0-9_]+)*\b)");  // not LDGSTS
-  const std::regex other_access(R"(\b(LDGSTS|LDL|STL|LDC|TEX|TLD|SUST|SULD)(\.[A-Z0-9_]+)*[^;]*)");
+  const std::regex other_access(
+      R"(\b(LDGSTS|UBLKCP|LDL|STL|LDC|TEX|TLD|SUST|SULD)(\.[A-Z0-9_]+)*[^;]*)");
   std::istringstream lines(text);
   kernel_sass* current = nullptr;
   for (std::string line; std::getline(lines, line);) {
@@ -501,6 +503,45 @@ TEST(FeatureSass, AsyncCopyTileComesByLdgstsFromAmpereOn) {
       EXPECT_EQ(count_op(sass, "LDGSTS") > 0, async && has) << name;
     }
     EXPECT_EQ(async_kernels, 2u);  // f32 and f64
+  }
+}
+
+/// The bulk family's copies are the copy unit's (TMA) on every architecture from sm_90:
+/// UBLKCP.S.G (global -> shared, cp.async.bulk.shared::cluster.global) in bulk_read, bulk_copy
+/// and bulk_latency, UBLKCP.G.S (shared -> global, cp.async.bulk.global.shared::cta) in
+/// bulk_write and bulk_copy; no LDG or STG, and the same in every build (built once). Below
+/// sm_90 the kernels trap (the binary skips them there). No other kernel has a UBLKCP.
+TEST(FeatureSass, BulkCopiesAreUblkcpFromHopperOn) {
+  GMB_REQUIRE_CUOBJDUMP();
+  for (const std::string& arch : built_archs()) {
+    SCOPED_TRACE(arch);
+    const bool has = sm_number(arch) >= 90;
+    std::set<std::string> bulk_kernels;
+    for (const auto& [name, sass] : sass_of("default", arch)) {
+      const std::size_t to_shared = count_op(sass, "UBLKCP.S.G");
+      const std::size_t to_global = count_op(sass, "UBLKCP.G.S");
+      if (!contains(name, "10built_once") || !contains(name, "bulk_")) {
+        EXPECT_EQ(count_op(sass, "UBLKCP"), 0u) << name;
+        continue;
+      }
+      for (const char* kernel : {"bulk_read", "bulk_write", "bulk_copy", "bulk_latency"}) {
+        if (contains(name, kernel)) bulk_kernels.insert(kernel);
+      }
+      const bool reads = !contains(name, "bulk_write");
+      const bool writes = contains(name, "bulk_write") || contains(name, "bulk_copy");
+      EXPECT_EQ(to_shared > 0, has && reads) << name;
+      EXPECT_EQ(to_global > 0, has && writes) << name;
+      EXPECT_EQ(count_op(sass, "UBLKCP"), to_shared + to_global) << name;
+      EXPECT_TRUE(sass.loads.empty()) << name;   // the words come by UBLKCP, not LDG
+      EXPECT_TRUE(sass.stores.empty()) << name;  // and leave by UBLKCP, not STG
+      for (const char* flavor : {"ca", "cg"}) {
+        const auto other = sass_of(flavor, arch).find(name);
+        ASSERT_NE(other, sass_of(flavor, arch).end()) << name << " is missing from " << flavor;
+        EXPECT_EQ(sass.other, other->second.other) << name << " in " << flavor;
+      }
+    }
+    EXPECT_EQ(bulk_kernels,
+              (std::set<std::string>{"bulk_read", "bulk_write", "bulk_copy", "bulk_latency"}));
   }
 }
 

@@ -41,7 +41,7 @@ METRICS = (
 
 # The benchmark kernels of every family (kernels/*.cuh), by function name.
 KERNELS = ("regex:(coalesced_|mapped_copy|aos_|soa_|matrix_copy|xor_reads|working_set_read"
-           "|inflight_|transpose_)")
+           "|inflight_|bulk_|transpose_)")
 # Families whose benchmarks launch several kernels (the reduction's passes, CUB) cannot be
 # paired one benchmark to one kernel: profile them with Nsight Compute directly.
 

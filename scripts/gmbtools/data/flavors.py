@@ -11,6 +11,9 @@ BINARIES = {"default": "gmembench", "ca": "gmembench-ca", "cg": "gmembench-cg"}
 # Families whose kernels compile alike in every build: the caching builds skip them (their
 # JSON context counts them as gmb_default_flavor_only), so no flavor comparison includes them.
 DEFAULT_FLAVOR_ONLY = ("texture", "constant", "local", "host", "managed")
+# Built once too, since the bulk family (sm_90 on): kept apart so that the summaries of runs
+# made before it still name the families those runs skipped.
+DEFAULT_FLAVOR_ONLY_SINCE_BULK = ("bulk",)
 
 
 def json_name(flavor: str) -> str:

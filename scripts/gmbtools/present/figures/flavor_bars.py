@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY
+from gmbtools.data.flavors import DEFAULT_FLAVOR_ONLY, DEFAULT_FLAVOR_ONLY_SINCE_BULK
 from gmbtools.data.naming import LATENCY_FAMILIES
 from gmbtools.present.figures.common import _bar_label
 from gmbtools.present.plotkit import (GBS_LABEL, Drawn, Skip, color, draw_bars,
@@ -112,7 +112,7 @@ def _best_of_each_family(medians: pd.DataFrame, flavor: str, small: int = 3) -> 
     # Hot working sets (cache/*) run at cache speed, off the scale of the DRAM families; a
     # latency benchmark's bytes per second is no bandwidth; the families built once have no
     # other flavor to compare, nor have the host link's references.
-    skipped = ["cache", *LATENCY_FAMILIES, *DEFAULT_FLAVOR_ONLY]
+    skipped = ["cache", *LATENCY_FAMILIES, *DEFAULT_FLAVOR_ONLY, *DEFAULT_FLAVOR_ONLY_SINCE_BULK]
     host_refs = medians["name"].str.match(r"ref/memcpy_(h2d|d2h)/")
     rows = medians.loc[(medians["flavor"] == flavor) & ~medians["family"].isin(skipped)
                        & ~host_refs]

@@ -76,12 +76,22 @@ def latency(medians: pd.DataFrame) -> Drawn:
         " memory (right)."))
 
 
+def _bulk_points(medians: pd.DataFrame, flavor: str) -> pd.DataFrame:
+    """The bulk family's read, write and copy medians of `flavor` with bytes in flight."""
+    if "bytes_in_flight_per_sm" not in medians.columns:
+        return medians.iloc[0:0]
+    return medians.loc[(medians["family"] == "bulk") & (medians["flavor"] == flavor)
+                       & medians["variant"].isin(["read", "write", "copy"])
+                       & medians["bytes_in_flight_per_sm"].notna() & medians["gbs"].notna()]
+
+
 def inflight(medians: pd.DataFrame) -> Drawn:
     """Left: the loaded latency (the chase's latency against the bandwidth other SMs stream,
     reads and copies), a line per flavor. Right, for one flavor (default first): inflight read
     and copy bandwidth against the bytes each SM keeps in flight, persistent grids filled and
     one block per tile hollow, the model's prediction for each point, and plain Little's law
-    (the idle-to-loaded chase latency, nothing else) as a dashed line."""
+    (the idle-to-loaded chase latency, nothing else) as a dashed line; the bulk family's
+    copies (TMA, bulk/read|write|copy), where the run has them, beside the loads."""
     rows = family_rows(medians, "inflight")
     rows = rows.loc[rows["variant"].isin(["read", "copy"])
                     & rows["bytes_in_flight_per_sm"].notna()]
@@ -125,6 +135,15 @@ def inflight(medians: pd.DataFrame) -> Drawn:
                 right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
                            marker=marker, fillstyle=fill, color=tint, markersize=5,
                            label=f"{op}, {int(word)}-B words, grid:{grid}")
+    bulk = _bulk_points(medians, flavor)
+    for op, marker in (("read", "s"), ("write", "v"), ("copy", "P")):
+        series = bulk.loc[bulk["variant"] == op]
+        if not series.empty:
+            right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
+                       marker=marker, color="tab:red", markersize=5,
+                       label=f"bulk {op} (TMA), bytes × stages × bpsm")
+    if not bulk.empty:
+        shown.append(bulk[["flavor", "bytes_in_flight_per_sm", *SPREAD]])
     model = points.dropna(subset=["inflight_fit_gbs"])
     if not model.empty:
         right.plot(model["bytes_in_flight_per_sm"], model["inflight_fit_gbs"], linestyle="none",
@@ -150,7 +169,8 @@ def inflight(medians: pd.DataFrame) -> Drawn:
              " model adds, per operation, word and loads per thread, one warp's own round"
              " (block:32/bpsm:1), the SM's drain of the other warps' bytes (fitted to 2 to 4"
              " warps per SM, full sweep) and, for one block per tile, a block's"
-             " turnaround and the GPU's block launch rate (inflight/blocks). "
+             " turnaround and the GPU's block launch rate (inflight/blocks). Red: bulk/*"
+             " (TMA copies, sm_90 on), bytes per copy × stages × blocks per SM. "
              + spread_note(points, bars=False))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Why one float per thread cannot fill the memory: bandwidth grows with the bytes each"
