@@ -8,13 +8,16 @@
 // at 16384 (add_ladder says which), the copy and the top rung of f64 at 11584; full: every
 // rung at every size. Model: the traffic model of the same rung on a 128x128 matrix (sectors
 // per request do not depend on the size), its DRAM bytes scaled to N x N.
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "benchmarks/families.hpp"
 #include "gmb/element_types.cuh"
 #include "gmb/naming.hpp"
 #include "kernels/transpose.cuh"
+#include "kernels/transpose_tma.cuh"
 
 namespace gmb {
 
@@ -68,9 +71,25 @@ bench_case transpose_case(std::size_t n) {
     e.in().fill(kInputPattern, e.stream());
     e.out().poison(e.stream());
   };
-  c.launch = [plan](environment& e) {
-    launch_transpose<T, Rung>(plan, e.in().data<const T>(), e.out().data<T>(), e.stream());
-  };
+  if constexpr (Rung == transpose_rung::kTileTma) {
+    static_assert(std::is_same_v<T, float>, "the TMA rung moves 32x32 tiles of f32");
+    // The tensor maps name the arrays: made at the first launch, again if they moved.
+    auto maps = std::make_shared<built_once::transpose_tma_maps>();
+    auto made_for = std::make_shared<const void*>(nullptr);
+    c.launch = [plan, maps, made_for](environment& e) {
+      if (*made_for != e.in().data<const void>()) {
+        *maps = built_once::make_transpose_tma_maps(plan, e.in().data<const float>(),
+                                                    e.out().data<float>());
+        *made_for = e.in().data<const void>();
+      }
+      built_once::launch_transpose_tma(plan, *maps, e.stream());
+    };
+    c.needs = gpu_feature::kBulkCopy;
+  } else {
+    c.launch = [plan](environment& e) {
+      launch_transpose<T, Rung>(plan, e.in().data<const T>(), e.out().data<T>(), e.stream());
+    };
+  }
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = c.bytes_written = double(n) * double(n) * sizeof(T);
   c.model = rung_model(Rung, sizeof(T), n);
@@ -102,6 +121,11 @@ void add_ladder(std::vector<bench_case>& cases, std::size_t n, rungs which) {
   if (every) {
     cases.push_back(transpose_case<T, R::kTileDiagonal>(n));
     cases.push_back(transpose_case<T, R::kTileAsync>(n));
+  }
+  // The TMA rung (f32 tiles of 128-B rows), in the quick ladder too: Hopper's own way to move a
+  // tile, beside the tiled rungs.
+  if constexpr (std::is_same_v<T, float>) {
+    if (quick) cases.push_back(transpose_case<T, R::kTileTma>(n));
   }
   cases.push_back(transpose_case<T, R::kBest>(n));
 }

@@ -26,14 +26,15 @@ enum class transpose_rung : int {
   kTileRows8,     // 32x8 threads per padded tile, four elements each
   kTileDiagonal,  // kTileRows8 with tiles handed out along diagonals
   kTileAsync,     // kTileRows8 with the tile staged by cp.async
+  kTileTma,       // a 32x32 tile copied in and out by the TMA (cp.async.bulk.tensor), sm_90+
   kBest,          // 64x64 padded tile, 32x8 threads moving pairs: 8-B (f32) or 16-B words
 };
-inline constexpr int kTransposeRungs = 11;
+inline constexpr int kTransposeRungs = 12;
 
 inline const char* transpose_rung_name(transpose_rung r) {
   constexpr const char* kNames[kTransposeRungs] = {
       "copy",        "thread_per_col", "naive_rows",    "naive_cols", "warp_per_col", "tile",
-      "tile_padded", "tile_rows8",     "tile_diagonal", "tile_async", "best"};
+      "tile_padded", "tile_rows8",     "tile_diagonal", "tile_async", "tile_tma",     "best"};
   return kNames[static_cast<int>(r)];
 }
 

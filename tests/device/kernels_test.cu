@@ -81,7 +81,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_GE(per_family["bulk"], 10 + 3 + 3 + 4 - 1);
   EXPECT_LE(per_family["bulk"], 10 + 3 + 3 + 4);
   if (env_->device().cc_major == 9) EXPECT_EQ(per_family["bulk"], 10 + 3 + 3 + 4);
-  EXPECT_EQ(per_family["transpose"], 7 + 2);   // seven f32 rungs; f64 copy and top
+  EXPECT_EQ(per_family["transpose"], 8 + 2);   // eight f32 rungs (tile_tma on sm_90+ too); f64 copy and top
   EXPECT_EQ(per_family["reduce"], 7 + 1 + 2);  // seven f32 rungs, i32's top; CUB for both
 
   const double array = static_cast<double>(kTestArrayBytes);
@@ -247,15 +247,18 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   }
 }
 
-/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes
-/// and the bulk copies; the GPU under test runs them exactly when it has the feature (every
-/// path on Hopper).
+/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes,
+/// the bulk copies and the TMA transposes; the GPU under test runs them exactly when it has the
+/// feature (every path on Hopper).
 TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   const device_info& d = env_->device();
   const int cc = d.cc_major * 10 + d.cc_minor;
-  std::size_t async = 0, bulk = 0;
+  std::size_t async = 0, bulk = 0, tma = 0;
   for (const auto& c : all_cases(*env_, sweep::kFull)) {
-    EXPECT_EQ(c.needs == gpu_feature::kBulkCopy, starts_with(c.name, "bulk/")) << c.name;
+    const bool tma_rung = c.name.find("/tile_tma/") != std::string::npos;
+    tma += tma_rung;
+    EXPECT_EQ(c.needs == gpu_feature::kBulkCopy, starts_with(c.name, "bulk/") || tma_rung)
+        << c.name;
     if (c.needs == gpu_feature::kNone) continue;
     SCOPED_TRACE(c.name);
     if (c.needs == gpu_feature::kBulkCopy) {
@@ -270,6 +273,7 @@ TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
     if (d.cc_major >= 9) EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor), "");
   }
   EXPECT_EQ(async, 4u);  // tile_async of f32 and f64 at two sizes each (the full sweep)
+  EXPECT_EQ(tma, 2u);    // tile_tma of f32 at two sizes
   EXPECT_GT(bulk, 3u * 60);  // gmb/bulk.hpp's full shapes for each op, and the latencies
 }
 

@@ -29,9 +29,9 @@ using tokens = std::set<std::string>;
 
 /// One kernel's global loads (LDG...) and stores (STG...) as sets of dot-separated tokens.
 /// Tokens, not strings: modifier order varies (docs/design.md). `other` holds the kernel's other
-/// memory instructions (cp.async LDGSTS, bulk copies UBLKCP, local LDL/STL, constant LDC,
-/// texture TEX/TLD, surface SUST/SULD) whole, operands included (LDC's bank tells a __constant__ table from the
-/// kernel's parameters).
+/// memory instructions (cp.async LDGSTS, bulk copies UBLKCP, tensor copies UTMALDG/UTMASTG,
+/// local LDL/STL, constant LDC, texture TEX/TLD, surface SUST/SULD) whole, operands included
+/// (LDC's bank tells a __constant__ table from the kernel's parameters).
 struct kernel_sass {
   std::vector<tokens> loads, stores;
   std::vector<std::string> other;
@@ -39,7 +39,8 @@ struct kernel_sass {
 
 /// A cheap look before the regex: whether a SASS line may hold an instruction of `other`.
 bool mentions_other_access(const std::string& line) {
-  for (const char* op : {"LDGSTS", "UBLKCP", "LDL", "STL", "LDC", "TEX", "TLD", "SUST", "SULD"}) {
+  for (const char* op :
+       {"LDGSTS", "UBLKCP", "UTMALDG", "UTMASTG", "LDL", "STL", "LDC", "TEX", "TLD", "SUST", "SULD"}) {
     if (line.find(op) != std::string::npos) return true;
   }
   return false;
@@ -78,7 +79,7 @@ std::map<std::string, kernel_sass> disassemble(const std::string& binary, const 
   const std::regex function_line(R"(Function : (\S+))");
   const std::regex access(R"(\b(LDG|STG)(\.[A-Z0-9_]+)*\b)");  // not LDGSTS
   const std::regex other_access(
-      R"(\b(LDGSTS|UBLKCP|LDL|STL|LDC|TEX|TLD|SUST|SULD)(\.[A-Z0-9_]+)*[^;]*)");
+      R"(\b(LDGSTS|UBLKCP|UTMALDG|UTMASTG|LDL|STL|LDC|TEX|TLD|SUST|SULD)(\.[A-Z0-9_]+)*[^;]*)");
   std::istringstream lines(text);
   kernel_sass* current = nullptr;
   for (std::string line; std::getline(lines, line);) {
@@ -542,6 +543,37 @@ TEST(FeatureSass, BulkCopiesAreUblkcpFromHopperOn) {
     }
     EXPECT_EQ(bulk_kernels,
               (std::set<std::string>{"bulk_read", "bulk_write", "bulk_copy", "bulk_latency"}));
+  }
+}
+
+/// The transpose ladder's TMA rung moves its tiles by tensor copies from sm_90 on: UTMALDG
+/// (cp.async.bulk.tensor global -> shared) and UTMASTG (shared -> global) in transpose_tma, no
+/// LDG or STG there, the same in every build; no other kernel has a tensor copy.
+TEST(FeatureSass, TmaTransposeIsUtmaFromHopperOn) {
+  GMB_REQUIRE_CUOBJDUMP();
+  for (const std::string& arch : built_archs()) {
+    SCOPED_TRACE(arch);
+    const bool has = sm_number(arch) >= 90;
+    bool found = false;
+    for (const auto& [name, sass] : sass_of("default", arch)) {
+      const std::size_t in = count_op(sass, "UTMALDG"), out = count_op(sass, "UTMASTG");
+      if (!contains(name, "transpose_tma")) {
+        EXPECT_EQ(in + out, 0u) << name;
+        continue;
+      }
+      found = true;
+      EXPECT_TRUE(contains(name, "10built_once")) << name;
+      EXPECT_EQ(in > 0, has) << name;
+      EXPECT_EQ(out > 0, has) << name;
+      EXPECT_TRUE(sass.loads.empty()) << name;
+      EXPECT_TRUE(sass.stores.empty()) << name;
+      for (const char* flavor : {"ca", "cg"}) {
+        const auto other = sass_of(flavor, arch).find(name);
+        ASSERT_NE(other, sass_of(flavor, arch).end()) << name << " is missing from " << flavor;
+        EXPECT_EQ(sass.other, other->second.other) << name << " in " << flavor;
+      }
+    }
+    EXPECT_TRUE(found);
   }
 }
 

@@ -100,13 +100,13 @@ TEST(TransposePlan, WarpsReadOrWriteAlongRowsAsEachRungPromises) {
   };
   using R = transpose_rung;
   for (R r : {R::kCopy, R::kThreadPerCol, R::kNaiveRows, R::kTile, R::kTilePadded, R::kTileRows8,
-              R::kTileDiagonal, R::kTileAsync, R::kBest}) {
+              R::kTileDiagonal, R::kTileAsync, R::kTileTma, R::kBest}) {
     EXPECT_EQ(step(r, false), 1) << transpose_rung_name(r);
   }
   for (R r : {R::kNaiveCols, R::kWarpPerCol})
     EXPECT_EQ(step(r, false), 256) << transpose_rung_name(r);
   for (R r : {R::kCopy, R::kNaiveCols, R::kWarpPerCol, R::kTile, R::kTilePadded, R::kTileRows8,
-              R::kTileDiagonal, R::kTileAsync, R::kBest}) {
+              R::kTileDiagonal, R::kTileAsync, R::kTileTma, R::kBest}) {
     EXPECT_EQ(step(r, true), 1) << transpose_rung_name(r);
   }
   for (R r : {R::kThreadPerCol, R::kNaiveRows})

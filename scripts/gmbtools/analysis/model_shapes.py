@@ -18,7 +18,7 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
                  "matrix", "reuse", "cache_op", "readonly", "vector", "transpose")
 
 
-TILED_RUNGS = ("copy", "tile_rows8", "best")
+TILED_RUNGS = ("copy", "tile_rows8", "tile_tma", "best")
 STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
