@@ -12,7 +12,9 @@
 // 1024-thread blocks at 2048 threads per SM; the same 8 and 32 KiB per SM from four words per
 // thread or 16-B words; copies at 2 and 8 blocks per SM; one warp per SM on a persistent grid
 // (a round trip alone, over an eighth of the array) for each word and ilp of the quick sweep;
-// full: every shape, w, ilp.
+// cp.async reads (inflight/read_async/...: the same tiles staged through shared memory by
+// LDGSTS, sm_80 on) of 4-B words one per thread and 16-B words one and four per thread, at 2
+// and 8 blocks of 256 per SM, persistent; full: every shape, w, ilp.
 // Names: inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent,
 // inflight/blocks/block:256/bpsm:8.
 #include <algorithm>
@@ -33,11 +35,16 @@ namespace gmb {
 
 namespace {
 
-enum class operation { kRead, kCopy };
+enum class operation { kRead, kCopy, kReadAsync };
 enum class grid_form { kPersistent, kFull };
 
 bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_shape& s,
                     grid_form form) {
+  if (op == operation::kReadAsync) {  // cp.async beside the loads: 4 to 128 KiB per SM
+    return form == grid_form::kPersistent && s.block == 256 &&
+           (s.blocks_per_sm == 2 || s.blocks_per_sm == 8) &&
+           ((word == 4 && ilp == 1) || (word == 16 && (ilp == 1 || ilp == 4)));
+  }
   const bool read = op == operation::kRead;
   // One warp per SM, persistent: a round trip with nothing else in flight (the model's).
   if (s.block == 32 && s.blocks_per_sm == 1) {
@@ -115,11 +122,19 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
   }
   const std::size_t n = array_elements / fraction;
   const std::size_t tiles = n / tile;
-  auto read = inflight_read<T, Ilp>;
+  const bool async = op == operation::kReadAsync;
+  auto read = async ? inflight_read_async<T, Ilp> : inflight_read<T, Ilp>;
   auto copy = inflight_copy<T, Ilp>;
-  const std::optional<std::size_t> smem =
-      op == operation::kRead ? residency_smem(read, shape.block, shape.blocks_per_sm)
-                             : residency_smem(copy, shape.block, shape.blocks_per_sm);
+  std::optional<std::size_t> smem = op != operation::kCopy
+                                        ? residency_smem(read, shape.block, shape.blocks_per_sm)
+                                        : residency_smem(copy, shape.block, shape.blocks_per_sm);
+  if (async && smem) {  // the staging must fit in what limits the residency, or be it
+    const std::size_t staging = std::size_t(shape.block) * Ilp * sizeof(T);
+    if (*smem < staging) {
+      smem = staging;
+      if (resident_blocks(read, shape.block, staging) != int(shape.blocks_per_sm)) return {};
+    }
+  }
   if (!smem) return std::nullopt;
   const bool persistent = form == grid_form::kPersistent;
   const unsigned grid = static_cast<unsigned>(
@@ -128,14 +143,16 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
   const std::size_t bytes = *smem;
 
   bench_case c;
-  c.name = bench_name("inflight", op == operation::kRead ? "read" : "copy",
+  c.name = bench_name("inflight",
+                      async ? "read_async" : op == operation::kRead ? "read" : "copy",
                       {{"w", static_cast<long long>(sizeof(T))},
                        {"ilp", Ilp},
                        {"block", block},
                        {"bpsm", shape.blocks_per_sm},
                        {"grid", persistent ? "persistent" : "full"}});
   std::function<void(environment&, unsigned*)> launch_counting;
-  if (op == operation::kRead) {
+  if (async) c.needs = gpu_feature::kAsyncCopy;
+  if (op != operation::kCopy) {
     const checking_read_launch launch = [=](environment& e, word_pattern expected) {
       read<<<grid, block, bytes, e.stream()>>>(e.in().data<const T>(), tiles, expected, e.counter(),
                                                nullptr);
@@ -169,7 +186,7 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
     };
     c.bytes_read = c.bytes_written = static_cast<double>(n * sizeof(T));
   }
-  const int resident = op == operation::kRead ? resident_blocks(read, block, bytes)
+  const int resident = op != operation::kCopy ? resident_blocks(read, block, bytes)
                                               : resident_blocks(copy, block, bytes);
   const measurements fixed = {
       {"bytes_in_flight_per_sm", bytes_in_flight_per_sm(shape, Ilp, sizeof(T))},
@@ -252,7 +269,7 @@ std::vector<bench_case> inflight_cases(environment& env, sweep s) {
     using T = typename decltype(tag)::type;
     auto per_ilp = [&](auto ilp) {
       constexpr unsigned kIlp = decltype(ilp)::value;
-      for (operation op : {operation::kRead, operation::kCopy}) {
+      for (operation op : {operation::kRead, operation::kCopy, operation::kReadAsync}) {
         for (const launch_shape& shape : shapes) {
           for (grid_form form : {grid_form::kPersistent, grid_form::kFull}) {
             if (full || in_quick_sweep(op, sizeof(T), kIlp, shape, form)) {

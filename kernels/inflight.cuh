@@ -10,7 +10,10 @@
 // held to 32 registers (what 2048 threads per SM allow), it interleaves the first loads' uses
 // with the last loads and keeps only half of them in flight (16-B words, Ilp 4: measured).
 // Shapes the registers cannot hold are not registered (the occupancy API says which).
+// inflight_read_async stages the same loads through shared memory by cp.async (LDGSTS).
 // Bytes: read n*sizeof(T); copy 2*n*sizeof(T).
+#include <cuda_pipeline.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -52,6 +55,36 @@ __global__ void __launch_bounds__(1024, 1)
 #pragma unroll 1
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     bad += read_tile<T, Ilp>(in, tile, expected);
+  }
+  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+}
+
+/// As inflight_read, but each thread's Ilp elements of a tile travel to shared memory by cp.async
+/// (LDGSTS, sm_80 on: no register holds them in flight), one commit, one wait, then the thread
+/// checks its own elements there. Dynamic shared memory: at least blockDim.x * Ilp elements.
+template <class T, unsigned Ilp>
+__global__ void __launch_bounds__(1024, 1)
+    inflight_read_async(const T* in, std::size_t tiles, word_pattern expected,
+                        unsigned long long* bad_elements, unsigned* blocks_on_sm) {
+  extern __shared__ __align__(16) unsigned char inflight_staging[];
+  T* staged = reinterpret_cast<T*>(inflight_staging);
+  count_block_on_sm(blocks_on_sm);
+  unsigned bad = 0;
+#pragma unroll 1
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::size_t first = tile * blockDim.x * Ilp + threadIdx.x;
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) {
+      __pipeline_memcpy_async(staged + j * blockDim.x + threadIdx.x, in + first + j * blockDim.x,
+                              sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) {
+      bad += element_mismatch(staged[j * blockDim.x + threadIdx.x], expected,
+                              first + j * blockDim.x) != 0;
+    }
   }
   if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
 }

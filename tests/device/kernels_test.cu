@@ -75,7 +75,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["model"], 3 * 2 + 2 + 1 + (l2_probe ? 1 : 0));
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
-  EXPECT_EQ(per_family["inflight"], 31 + 6);
+  // ... and cp.async reads (sm_80 on; skipped before): 4-B words at 2 and 8 blocks of 256 per
+  // SM, 16-B words one and four per thread at the same.
+  EXPECT_EQ(per_family["inflight"], 31 + 6 + 6);
   // Bulk copies: 10 reads, 3 writes, 3 copies, 4 latencies (gmb/bulk.hpp); a GPU of 100 KiB
   // of shared memory per SM holds no copy of 128 KiB.
   EXPECT_GE(per_family["bulk"], 10 + 3 + 3 + 4 - 1);
@@ -253,7 +255,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
 TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   const device_info& d = env_->device();
   const int cc = d.cc_major * 10 + d.cc_minor;
-  std::size_t async = 0, bulk = 0, tma = 0;
+  std::size_t async = 0, async_reads = 0, bulk = 0, tma = 0;
   for (const auto& c : all_cases(*env_, sweep::kFull)) {
     const bool tma_rung = c.name.find("/tile_tma/") != std::string::npos;
     tma += tma_rung;
@@ -264,6 +266,9 @@ TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
     if (c.needs == gpu_feature::kBulkCopy) {
       ++bulk;
       EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), cc >= 90);
+    } else if (starts_with(c.name, "inflight/read_async/")) {
+      ++async_reads;
+      EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
     } else {
       ++async;
       EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
@@ -274,6 +279,7 @@ TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   }
   EXPECT_EQ(async, 4u);  // tile_async of f32 and f64 at two sizes each (the full sweep)
   EXPECT_EQ(tma, 2u);    // tile_tma of f32 at two sizes
+  EXPECT_GT(async_reads, 3u * 4 * 10);  // every word, ilp and shape the registers hold
   EXPECT_GT(bulk, 3u * 60);  // gmb/bulk.hpp's full shapes for each op, and the latencies
 }
 

@@ -174,12 +174,15 @@ bool explicit_load(const std::string& name) {
 }
 
 /// Kernels whose global loads -dlcm cannot change: CUB's reduction (ld.global.nc, built once
-/// for every flavor), the transpose's cp.async tile where the architecture has cp.async (rung 9:
-/// the tile comes by LDGSTS; before sm_80 by plain loads, which -dlcm changes), the read-only
+/// for every flavor), the transpose's cp.async tile and the inflight family's cp.async reads
+/// where the architecture has cp.async (rung 9 and inflight_read_async: LDGSTS; before sm_80
+/// plain loads, which -dlcm changes), the read-only
 /// path of `const __restrict__` pointers (LDG.E.CONSTANT), and the other paths' families,
 /// compiled once for every flavor (namespace gmb::built_once).
 bool loads_outside_dlcm(const std::string& name, const std::string& arch) {
-  return contains(name, "3cub") || (has_async_copy(arch) && contains(name, "transpose_rungE9E")) ||
+  return contains(name, "3cub") ||
+         (has_async_copy(arch) &&
+          (contains(name, "transpose_rungE9E") || contains(name, "inflight_read_async"))) ||
          contains(name, "restrict_xor_reads") || contains(name, "10built_once");
 }
 
@@ -489,21 +492,28 @@ TEST(OnChipSass, BuiltOnceKernelsAreTheSameInEveryBuild) {
 }
 
 /// The transpose's cp.async rung stages its tile by LDGSTS on every architecture that has it
-/// (sm_80 on); an older one gets ordinary loads, and the binary skips the benchmark there
-/// (gmb/arch_facts.hpp, docs/gpus.md). The other rungs never use it.
+/// (sm_80 on), and so do the inflight family's cp.async reads; an older one gets ordinary loads,
+/// and the binary skips those benchmarks there (gmb/arch_facts.hpp, docs/gpus.md). The other
+/// rungs never use it.
 TEST(FeatureSass, AsyncCopyTileComesByLdgstsFromAmpereOn) {
   GMB_REQUIRE_CUOBJDUMP();
   for (const std::string& arch : built_archs()) {
     SCOPED_TRACE(arch);
     const bool has = has_async_copy(arch);
-    std::size_t async_kernels = 0;
+    std::size_t async_kernels = 0, async_reads = 0;
     for (const auto& [name, sass] : sass_of("default", arch)) {
+      if (contains(name, "inflight_read_async")) {
+        ++async_reads;
+        EXPECT_EQ(count_op(sass, "LDGSTS") > 0, has) << name;
+        if (has) EXPECT_TRUE(sass.loads.empty()) << name;  // the words come by LDGSTS only
+      }
       if (!contains(name, "transpose_tiled")) continue;
       const bool async = contains(name, "transpose_rungE9E");
       async_kernels += async;
       EXPECT_EQ(count_op(sass, "LDGSTS") > 0, async && has) << name;
     }
     EXPECT_EQ(async_kernels, 2u);  // f32 and f64
+    EXPECT_EQ(async_reads, 12u);   // 4-, 8- and 16-B words x 1, 2, 4, 8 per thread
   }
 }
 

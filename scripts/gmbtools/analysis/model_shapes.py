@@ -49,8 +49,10 @@ def shape_of(row) -> Shape | None:
         return Shape(op=family, load_bytes_per_thread=ilp * word, grid=str(row["grid"]),
                      dram_bytes=dram, efficiency=efficiency, ld_sectors_per_req=sectors,
                      word_bytes=word)
-    if family == "inflight" and row["variant"] in ("read", "copy"):
+    if family == "inflight" and row["variant"] in ("read", "copy", "read_async"):
         return _inflight(row)
+    if family == "bulk" and row["variant"] in ("read", "write", "copy"):
+        return _bulk(row)
     if family == "reduce":
         return _reduce(row)
     if not known:
@@ -162,7 +164,24 @@ def _inflight(row) -> Shape | None:
     ilp = _number(row, "ilp", 1)
     if None in (block, bpsm, w):
         return None
-    # The family has no traffic-model counters: its bytes are its tiles, all useful.
-    return Shape(op=str(row["variant"]), load_bytes_per_thread=ilp * w, grid=str(row["grid"]),
+    # The family has no traffic-model counters: its bytes are its tiles, all useful. A read by
+    # cp.async keeps the same bytes in flight as the loads.
+    op = "read" if row["variant"] == "read_async" else str(row["variant"])
+    return Shape(op=op, load_bytes_per_thread=ilp * w, grid=str(row["grid"]),
                  dram_bytes=1.0, efficiency=1.0, threads_per_block=int(block),
                  ld_sectors_per_req=w, word_bytes=w, resident_threads=int(block * bpsm))
+
+
+def _bulk(row) -> Shape | None:
+    """Bulk copies (benchmarks/bulk.cu): one thread of each block starts them, so an SM keeps
+    bytes x stages x bpsm in flight (a copy one stage fewer: a stage is refilled once the copy
+    out of it has read it); whole lines, all useful. Little's law on the curve of the same mix,
+    with no wait per line (the copy unit asks for all of a copy's lines at once)."""
+    size, stages, bpsm = (_number(row, key) for key in ("bytes", "stages", "bpsm"))
+    if None in (size, stages, bpsm):
+        return None
+    op = str(row["variant"])
+    inflight = size * (max(1.0, stages - 1) if op == "copy" else stages) * bpsm
+    return Shape(op=op, load_bytes_per_thread=inflight, grid="persistent", dram_bytes=1.0,
+                 efficiency=1.0, threads_per_block=32, ld_sectors_per_req=4.0,
+                 word_bytes=inflight, resident_threads=1)

@@ -76,12 +76,10 @@ def latency(medians: pd.DataFrame) -> Drawn:
         " memory (right)."))
 
 
-def _bulk_points(medians: pd.DataFrame, flavor: str) -> pd.DataFrame:
-    """The bulk family's read, write and copy medians of `flavor` with bytes in flight."""
-    if "bytes_in_flight_per_sm" not in medians.columns:
-        return medians.iloc[0:0]
-    return medians.loc[(medians["family"] == "bulk") & (medians["flavor"] == flavor)
-                       & medians["variant"].isin(["read", "write", "copy"])
+def _points(medians: pd.DataFrame, flavor: str, family: str, variants) -> pd.DataFrame:
+    """The medians of `family`'s `variants` in `flavor` that have bytes in flight and GB/s."""
+    return medians.loc[(medians["family"] == family) & medians["variant"].isin(variants)
+                       & (medians["flavor"] == flavor)
                        & medians["bytes_in_flight_per_sm"].notna() & medians["gbs"].notna()]
 
 
@@ -91,7 +89,8 @@ def inflight(medians: pd.DataFrame) -> Drawn:
     and copy bandwidth against the bytes each SM keeps in flight, persistent grids filled and
     one block per tile hollow, the model's prediction for each point, and plain Little's law
     (the idle-to-loaded chase latency, nothing else) as a dashed line; the bulk family's
-    copies (TMA, bulk/read|write|copy), where the run has them, beside the loads."""
+    copies (TMA, bulk/read|write|copy) and the cp.async reads (inflight/read_async), where the
+    run has them, beside the loads."""
     rows = family_rows(medians, "inflight")
     rows = rows.loc[rows["variant"].isin(["read", "copy"])
                     & rows["bytes_in_flight_per_sm"].notna()]
@@ -135,7 +134,13 @@ def inflight(medians: pd.DataFrame) -> Drawn:
                 right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
                            marker=marker, fillstyle=fill, color=tint, markersize=5,
                            label=f"{op}, {int(word)}-B words, grid:{grid}")
-    bulk = _bulk_points(medians, flavor)
+    staged = _points(medians, flavor, "inflight", ["read_async"])
+    if not staged.empty:
+        right.plot(staged["bytes_in_flight_per_sm"], staged["gbs"], linestyle="none", marker="^",
+                   color="tab:purple", markersize=5,
+                   label="read by cp.async (LDGSTS), grid:persistent")
+        shown.append(staged[["flavor", "bytes_in_flight_per_sm", *SPREAD]])
+    bulk = _points(medians, flavor, "bulk", ["read", "write", "copy"])
     for op, marker in (("read", "s"), ("write", "v"), ("copy", "P")):
         series = bulk.loc[bulk["variant"] == op]
         if not series.empty:
@@ -170,7 +175,8 @@ def inflight(medians: pd.DataFrame) -> Drawn:
              " (block:32/bpsm:1), the SM's drain of the other warps' bytes (fitted to 2 to 4"
              " warps per SM, full sweep) and, for one block per tile, a block's"
              " turnaround and the GPU's block launch rate (inflight/blocks). Red: bulk/*"
-             " (TMA copies, sm_90 on), bytes per copy × stages × blocks per SM. "
+             " (TMA copies, sm_90 on), bytes per copy × stages × blocks per SM. Purple:"
+             " inflight/read_async (the same tiles through shared memory by cp.async). "
              + spread_note(points, bars=False))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
         "Why one float per thread cannot fill the memory: bandwidth grows with the bytes each"
