@@ -35,6 +35,7 @@ H200_PATHS = "results/nvidia-h200/20261123-164704-paths-full"
 H100_PATHS = "results/nvidia-h100-80gb-hbm3/20261123-184646-paths-full"
 PEERS = "results/nvidia-h100-80gb-hbm3/20261125-222845-peers"
 PATTERN = "results/nvidia-h200/20261125-130353-pattern-calibration"
+H100_BULK = "results/nvidia-h100-80gb-hbm3/20261127-013604-bulk"
 FLAVORS = ("default", "ca", "cg")
 
 pytestmark = pytest.mark.skipif(not (REPO / H200).is_dir(), reason="no results/ here")
@@ -121,6 +122,10 @@ def peer_context(key):
     return json.loads(read_text(REPO / PEERS / peer_pair()["file"]))["context"][key]
 
 
+# The best bulk read of one warp per SM (the family's quick sweep, one block per SM).
+BULK_BEST = "bulk/read/bytes:32768/stages:4/bpsm:1"
+
+
 def model_counts():
     text = (REPO / H100_MODEL / "summary.md").read_text()
     return re.search(r"(\d+) of (\d+) benchmarks within 5%", text).groups()
@@ -192,6 +197,16 @@ CLAIMS = [
               (100 * (gbs(H100_LADDERS, "reduce/f32/one_pass")
                       / gbs(H100_LADDERS, "reduce/f32/cub") - 1), ".1f"),
               (gbs(H100_LADDERS, "reduce/f32/cub"), ".1f")]),
+    ("one warp per SM reads at most {} GB/s on the H100, {} of the best plain read, even with {} "
+     "KiB in flight per SM", (H100_BULK,),
+     lambda: [(gbs(H100_BULK, BULK_BEST), ",.0f"),
+              (gbs(H100_BULK, BULK_BEST) / best_read(H100_BULK), ".2f"),
+              (counter(H100_BULK, BULK_BEST, "bytes_in_flight_per_sm") / 1024, ".0f")]),
+    ("The TMA rung (`tile_tma`: tiles moved by tensor copies, no registers) reaches {} GB/s, {} of "
+     "`ref/memcpy_d2d`", (H100_BULK,),
+     lambda: [(gbs(H100_BULK, "transpose/f32/tile_tma/n:16384"), ".1f"),
+              (gbs(H100_BULK, "transpose/f32/tile_tma/n:16384")
+               / gbs(H100_BULK, "ref/memcpy_d2d"), ".3f")]),
     ("bandwidth keeps sinking ({} GB/s at `s:16`, {} at `s:1024`)", (H200,),
      lambda: [(gbs(H200, f"stride/f32/read/s:{s}"), ".0f") for s in (16, 1024)]),
     ("({}× slower at 32 on the H200)", (H200_PATHS,),

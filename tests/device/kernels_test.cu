@@ -76,8 +76,10 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   // ... and cp.async reads (sm_80 on; skipped before): 4-B words at 2 and 8 blocks of 256 per
-  // SM, 16-B words one and four per thread at the same.
-  EXPECT_EQ(per_family["inflight"], 31 + 6 + 6);
+  // SM, 16-B words one and four per thread at the same (four at 8 blocks: where the registers
+  // hold it).
+  EXPECT_GE(per_family["inflight"], 31 + 6 + 5);
+  EXPECT_LE(per_family["inflight"], 31 + 6 + 6);
   // Bulk copies: 10 reads, 3 writes, 3 copies, 4 latencies (gmb/bulk.hpp); a GPU of 100 KiB
   // of shared memory per SM holds no copy of 128 KiB.
   EXPECT_GE(per_family["bulk"], 10 + 3 + 3 + 4 - 1);
@@ -376,7 +378,7 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
-        starts_with(c.name, "model/read/") || starts_with(c.name, "inflight/read/") ||
+        starts_with(c.name, "model/read/") || starts_with(c.name, "inflight/read") ||
         starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/") ||
         starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/")) {
       continue;  // checking reads write nothing; see the next test
@@ -477,10 +479,11 @@ TEST_F(Cases, CheckingReadsReportAWrongInputWord) {
     // working sets (and the calibration's) are read many times
     const bool rereads = starts_with(c.name, "cache/") || starts_with(c.name, "model/read/");
     const device_info& d = env_->device();
-    const bool bulk = (starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/")) &&
-                      unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty();
+    const bool staged = (starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/") ||
+                         starts_with(c.name, "inflight/read_async/")) &&
+                        unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty();
     if (!starts_with(c.name, "read/") && !starts_with(c.name, "inflight/read/") && !rereads &&
-        !bulk) {
+        !staged) {
       continue;
     }
     SCOPED_TRACE(c.name);

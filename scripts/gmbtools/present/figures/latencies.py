@@ -162,7 +162,9 @@ def inflight(medians: pd.DataFrame) -> Drawn:
         ys = [littles_law.solve(x, float(sms.iloc[0]), peak, curve) for x in xs]
         right.plot(xs, ys, color="gray", linestyle="--", linewidth=1,
                    label="Little's law, read: SMs × bytes / loaded latency")
-    log2_axis(right, points["bytes_in_flight_per_sm"], in_bytes=True)
+    spans = pd.concat([points["bytes_in_flight_per_sm"], staged["bytes_in_flight_per_sm"],
+                       bulk["bytes_in_flight_per_sm"]], ignore_index=True)
+    log2_axis(right, spans, in_bytes=True)
     gbs_axis(right, max(peak or 0.0, float(points["gbs"].max(skipna=True) or 0)))
     right.set_xlabel(f"bytes in flight per SM (log scale) · flavor {flavor}")
     right.set_ylabel(GBS_LABEL)
