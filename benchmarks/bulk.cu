@@ -1,20 +1,23 @@
 // Bulk family (kernels/bulk.cuh, gmb/bulk.hpp; Hopper and newer): 1-D bulk copies (TMA,
 // cp.async.bulk) measured like the inflight family: GB/s against the bytes each SM keeps in
-// flight, here chunk bytes x stages (copies in flight per block) x blocks per SM, every block
-// one warp whose lane 0 issues every copy. bulk/read: global -> shared on an mbarrier, the warp
-// checks every word; bulk/write: the warp writes the pattern into a stage's buffer, one bulk
-// copy sends it to global memory; bulk/copy: global -> shared -> global. Persistent grids of
-// blocks-per-SM x SMs blocks; dynamic shared memory sets the residency (the occupancy API's
-// count is the counter resident_blocks_per_sm). Shapes keeping under 16 KiB in flight per SM
-// move an eighth of the array, one launch per iteration. bulk/latency: one warp, one copy at a
-// time, SM cycles from the copy's start to its mbarrier's completion (latency_cycles,
-// latency_ns, sm_clock_mhz as latency/chase), 256 chunks after a cold L2.
-// Quick: gmb/bulk.hpp's bulk_quick_shapes (10 reads, 3 writes, 3 copies) and copies of 1, 4,
+// flight, here chunk bytes x stages (copies in flight per block) x blocks per SM, thread 0 of
+// every block issuing every copy. bulk/read: global -> shared on an mbarrier, the block's warps
+// (the axis warps) check every word; bulk/write: one warp writes the pattern into a stage's
+// buffer, one bulk copy sends it to global memory; bulk/copy: global -> shared -> global, one
+// warp. Persistent grids of blocks-per-SM x SMs blocks; dynamic shared memory sets the
+// residency (the occupancy API's count is the counter resident_blocks_per_sm). Shapes keeping
+// under 16 KiB in flight per SM move an eighth of the array, one launch per iteration.
+// bulk/latency: one warp, one copy at a time, SM cycles from the copy's start to its
+// mbarrier's completion (latency_cycles, latency_ns, sm_clock_mhz as latency/chase), 256
+// chunks after a cold L2.
+// Quick: gmb/bulk.hpp's bulk_quick_shapes (12 reads, 2 writes, 2 copies) and copies of 1, 4,
 // 16 and 64 KiB for the latency; full: 1 to 128 KiB x 1, 2, 4, 8 stages x 1, 2, 4 blocks per
-// SM where shared memory holds them, every power of two from 1 to 64 KiB for the latency.
+// SM where shared memory holds them (reads by 1, 2 and 4 warps), every power of two from 1 to
+// 64 KiB for the latency.
 // The kernels hold no LDG or STG: built once (gmb_bench_once), run in the default flavor only;
 // a GPU below sm_90 skips the family (gpu_feature::kBulkCopy).
-// Names: bulk/read/bytes:16384/stages:4/bpsm:1, bulk/latency/bytes:4096.
+// Names: bulk/read/bytes:16384/stages:4/bpsm:1/warps:4, bulk/write/bytes:4096/stages:4/bpsm:1,
+// bulk/latency/bytes:4096.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +42,7 @@ using built_once::bulk_latency_record;
 using built_once::bulk_read;
 using built_once::bulk_write;
 
-constexpr unsigned kBulkBlock = 32;         // one warp per block
+constexpr unsigned kWarp = 32;              // writes, copies and latency: one warp per block
 constexpr unsigned kLatencyCopies = 256;    // copies per bulk/latency launch, one at a time
 
 /// Words of the output: `pattern` for the first `words`, poison after them.
@@ -60,23 +63,25 @@ int device_attribute(const environment& env, cudaDeviceAttr what) {
 /// The dynamic shared memory with which an SM holds exactly `per_sm` blocks of `kernel`, each
 /// with at least `needed` bytes; nullopt where it cannot.
 template <class Kernel>
-std::optional<std::size_t> bulk_residency(const environment& env, Kernel kernel,
+std::optional<std::size_t> bulk_residency(const environment& env, Kernel kernel, unsigned threads,
                                           std::size_t needed, unsigned per_sm) {
   const int most = device_attribute(env, cudaDevAttrMaxSharedMemoryPerBlockOptin);
   if (needed > std::size_t(most)) return std::nullopt;
   GMB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-  const std::optional<std::size_t> limiting = residency_smem(kernel, kBulkBlock, per_sm);
+  const std::optional<std::size_t> limiting = residency_smem(kernel, threads, per_sm);
   if (!limiting) return std::nullopt;
   const std::size_t smem = std::max(*limiting, needed);
-  if (resident_blocks(kernel, kBulkBlock, smem) != int(per_sm)) return std::nullopt;
+  if (resident_blocks(kernel, threads, smem) != int(per_sm)) return std::nullopt;
   return smem;
 }
 
 template <class Kernel>
 std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op op,
                                       const bulk_shape& shape) {
-  const std::optional<std::size_t> found = bulk_residency(
-      env, kernel, bulk_smem_bytes(shape.chunk_bytes, shape.stages), shape.blocks_per_sm);
+  const unsigned threads = kWarp * (op == bulk_op::kRead ? shape.warps : 1);
+  const std::optional<std::size_t> found =
+      bulk_residency(env, kernel, threads, bulk_smem_bytes(shape.chunk_bytes, shape.stages),
+                     shape.blocks_per_sm);
   if (!found) return std::nullopt;
   const std::size_t smem = *found;
   const double in_flight = bulk_bytes_in_flight_per_sm(shape);
@@ -91,14 +96,11 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
   const unsigned stages = shape.stages;
 
   bench_case c;
-  c.name = bench_name("bulk", bulk_op_name(op),
-                      {{"bytes", static_cast<long long>(shape.chunk_bytes)},
-                       {"stages", shape.stages},
-                       {"bpsm", shape.blocks_per_sm}});
+  c.name = bulk_name(op, shape);
   const double moved = double(chunks) * double(shape.chunk_bytes);
   if (op == bulk_op::kRead) {
     const checking_read_launch launch = [=](environment& e, word_pattern expected) {
-      bulk_read<<<grid, kBulkBlock, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
+      bulk_read<<<grid, threads, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
                                                          chunks, chunk_bytes, stages, expected,
                                                          e.counter());
     };
@@ -114,7 +116,7 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
   } else if (op == bulk_op::kWrite) {
     c.prepare = [](environment& e) { e.out().poison(e.stream()); };
     c.launch = [=](environment& e) {
-      bulk_write<<<grid, kBulkBlock, smem, e.stream()>>>(e.out().data<std::uint32_t>(), chunks,
+      bulk_write<<<grid, kWarp, smem, e.stream()>>>(e.out().data<std::uint32_t>(), chunks,
                                                           chunk_bytes, stages, kWritePattern);
     };
     c.verify = [words](environment& e) {
@@ -124,7 +126,7 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
   } else {
     c.prepare = fill_input_poison_output;
     c.launch = [=](environment& e) {
-      bulk_copy<<<grid, kBulkBlock, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
+      bulk_copy<<<grid, kWarp, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
                                                          e.out().data<std::uint32_t>(), chunks,
                                                          chunk_bytes, stages);
     };
@@ -133,7 +135,7 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
     };
     c.bytes_read = c.bytes_written = moved;
   }
-  const int resident = resident_blocks(kernel, kBulkBlock, smem);
+  const int resident = resident_blocks(kernel, threads, smem);
   c.measured = [=](environment&) -> measurements {
     return {{"bytes_in_flight_per_sm", in_flight},
             {"resident_blocks_per_sm", resident},
@@ -149,7 +151,7 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
 /// a time, each timed from its start to its mbarrier's completion.
 std::optional<bench_case> latency_case(environment& env, std::size_t chunk) {
   const std::optional<std::size_t> found =
-      bulk_residency(env, bulk_latency, bulk_smem_bytes(chunk, 1), 1);
+      bulk_residency(env, bulk_latency, kWarp, bulk_smem_bytes(chunk, 1), 1);
   if (!found) return std::nullopt;
   const std::size_t smem = *found;
   const unsigned copies = static_cast<unsigned>(
@@ -159,7 +161,7 @@ std::optional<bench_case> latency_case(environment& env, std::size_t chunk) {
   const unsigned chunk_bytes = static_cast<unsigned>(chunk);
   auto record = std::make_shared<device_buffer>();
   auto launch = [=](environment& e, word_pattern expected, bulk_latency_record* into) {
-    bulk_latency<<<1, kBulkBlock, smem, e.stream()>>>(e.in().data<const std::uint32_t>(), 0,
+    bulk_latency<<<1, kWarp, smem, e.stream()>>>(e.in().data<const std::uint32_t>(), 0,
                                                        copies, chunk_bytes, expected, e.counter(),
                                                        into);
   };
@@ -210,12 +212,17 @@ std::vector<bench_case> bulk_cases(environment& env, sweep s) {
   auto add = [&](std::optional<bench_case> c) {
     if (c) cases.push_back(std::move(*c));
   };
-  const std::vector<bulk_shape> every = bulk_full_shapes(
-      std::size_t(device_attribute(env, cudaDevAttrMaxSharedMemoryPerBlockOptin)),
-      std::size_t(device_attribute(env, cudaDevAttrMaxSharedMemoryPerMultiprocessor)),
-      std::size_t(device_attribute(env, cudaDevAttrReservedSharedMemoryPerBlock)));
+  const std::size_t smem_per_block =
+      std::size_t(device_attribute(env, cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const std::size_t smem_per_sm =
+      std::size_t(device_attribute(env, cudaDevAttrMaxSharedMemoryPerMultiprocessor));
+  const std::size_t reserved =
+      std::size_t(device_attribute(env, cudaDevAttrReservedSharedMemoryPerBlock));
   for (bulk_op op : {bulk_op::kRead, bulk_op::kWrite, bulk_op::kCopy}) {
-    for (const bulk_shape& shape : full ? every : bulk_quick_shapes(op)) {
+    const std::vector<bulk_shape> shapes =
+        full ? bulk_full_shapes(op, smem_per_block, smem_per_sm, reserved)
+             : bulk_quick_shapes(op);
+    for (const bulk_shape& shape : shapes) {
       if (op == bulk_op::kRead) add(stream_case(env, bulk_read, op, shape));
       if (op == bulk_op::kWrite) add(stream_case(env, bulk_write, op, shape));
       if (op == bulk_op::kCopy) add(stream_case(env, bulk_copy, op, shape));

@@ -4,11 +4,15 @@
 // bytes. The array is cut into chunks of `chunk_bytes` (a multiple of 16, 16-B aligned); block
 // b of a grid of G handles chunks b, b + G, b + 2G, ... through a pipeline of `stages` shared
 // buffers, so at most `stages` copies of one block are in flight (bytes in flight per SM:
-// chunk_bytes x stages x blocks per SM). Blocks are one warp: lane 0 issues every copy, the
-// warp uses the data (checks it, or writes the pattern into a buffer).
+// chunk_bytes x stages x blocks per SM). Thread 0 of a block issues every copy; the block's
+// threads use the data (check it, or write the pattern into a buffer).
 // - bulk_read: global -> shared, each copy completed on its stage's mbarrier
 //   (cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes, mbarrier.try_wait.parity);
-//   the warp checks every word against the input pattern and counts the wrong ones.
+//   the block's warps (one or more) check every word against the input pattern and count the
+//   wrong ones, then thread 0 refills the stage. On an H100 one warp checking is what holds a
+//   block below a plain read: the copies overlap (docs/bulk.md), one warp's shared-memory loads
+//   do not keep up with them.
+// - bulk_write and bulk_copy: blocks of one warp.
 // - bulk_write: the warp writes the output pattern of the chunk into a stage's buffer, lane 0
 //   sends it shared -> global (cp.async.bulk.global.shared::cta.bulk_group, commit_group) and
 //   waits for a buffer's reads (wait_group.read) before it is written again.
@@ -62,27 +66,27 @@ __device__ __forceinline__ bulk_stages bulk_stages_of(unsigned char* smem, std::
 }
 
 /// Counts the words of `chunk` (word `first` of the array onward, a multiple of 4) that differ
-/// from `expected`: each lane reads 16 B at a time, four vectors in flight, and ORs the
-/// differences of all four (the words are counted one by one only where one differs). On an
-/// H100 this check let one warp per SM read 2403 GB/s with 4 stages of 32 KiB, against 2196
-/// with one vector at a time and every word counted (the same run); four in flight with every
-/// word counted was slower still (1384 beside 2288 in another run). The check is not all that
-/// holds one warp per SM below a plain read (docs/bulk.md).
+/// from `expected`, the block's threads sharing them: each thread reads 16 B at a time, four
+/// vectors in flight, and ORs the differences of all four (the words are counted one by one
+/// only where one differs). On an H100 this check let one warp per SM read 2403 GB/s with 4
+/// stages of 32 KiB, against 2196 with one vector at a time and every word counted (the same
+/// run); more warps per block are what brings it to a plain read (docs/bulk.md).
 __device__ __forceinline__ unsigned check_chunk(const unsigned char* chunk, unsigned chunk_bytes,
                                                 std::size_t first, word_pattern expected) {
   constexpr unsigned kInFlight = 4;
   const uint4* v = reinterpret_cast<const uint4*>(chunk);
   const unsigned vectors = chunk_bytes / 16;
+  const unsigned threads = blockDim.x;
   // Word first + 4i + j holds (first + 4i) ^ j ^ seed: first + 4i has its low two bits clear.
   const auto base = static_cast<std::uint32_t>(first);
   auto pattern = [&](unsigned i) { return (base + 4 * i) ^ expected.seed; };
   unsigned bad = 0;
-  for (unsigned i = threadIdx.x; i < vectors; i += 32 * kInFlight) {
+  for (unsigned i = threadIdx.x; i < vectors; i += threads * kInFlight) {
     uint4 q[kInFlight];
     unsigned at[kInFlight];
 #pragma unroll
     for (unsigned u = 0; u < kInFlight; ++u) {
-      at[u] = min(i + 32 * u, vectors - 1);  // past the end: the last vector again
+      at[u] = min(i + threads * u, vectors - 1);  // past the end: the last vector again
       q[u] = v[at[u]];
     }
     std::uint32_t diff = 0;
@@ -94,7 +98,7 @@ __device__ __forceinline__ unsigned check_chunk(const unsigned char* chunk, unsi
     if (diff == 0) continue;
 #pragma unroll
     for (unsigned u = 0; u < kInFlight; ++u) {
-      if (i + 32 * u >= vectors) continue;
+      if (i + threads * u >= vectors) continue;
       const std::uint32_t e = pattern(at[u]);
       bad += (q[u].x != e) + (q[u].y != (e ^ 1u)) + (q[u].z != (e ^ 2u)) + (q[u].w != (e ^ 3u));
     }
@@ -105,33 +109,39 @@ __device__ __forceinline__ unsigned check_chunk(const unsigned char* chunk, unsi
 #endif  // __CUDA_ARCH__ >= 900
 
 /// Reads `chunks` chunks of `in` into shared memory by bulk copies, `stages` in flight per
-/// block; counts the words that differ from `expected` in `bad_words`. One warp per block.
-static __global__ void __launch_bounds__(32)
+/// block; counts the words that differ from `expected` in `bad_words`. Thread 0 issues every
+/// copy; the block's warps (blockDim.x / 32, up to kBulkMostWarps) check each chunk together
+/// and meet at a barrier before its stage is filled again.
+static __global__ void __launch_bounds__(32 * kBulkMostWarps)
     bulk_read(const std::uint32_t* in, std::size_t chunks, unsigned chunk_bytes, unsigned stages,
               word_pattern expected, unsigned long long* bad_words) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char bulk_smem[];
   const bulk_stages st = bulk_stages_of(bulk_smem, chunk_bytes, stages, true);
+  __syncthreads();  // every warp sees the initialized barriers
   const std::size_t mine = chunks > blockIdx.x ? (chunks - blockIdx.x - 1) / gridDim.x + 1 : 0;
   const std::size_t words_per_chunk = chunk_bytes / 4;
   auto chunk_of = [&](std::size_t k) { return blockIdx.x + k * gridDim.x; };
-  auto issue = [&](std::size_t k) {  // lane 0: this block's k-th chunk into stage k % stages
-    const unsigned s = static_cast<unsigned>(k % stages);
+  auto issue = [&](std::size_t k, unsigned s) {  // thread 0: the k-th chunk into stage s
     bulk_ptx::arrive_expect_tx(st.bars + s, chunk_bytes);
     bulk_ptx::copy_to_shared(st.buffer(s), in + chunk_of(k) * words_per_chunk, chunk_bytes,
                              st.bars + s);
   };
   if (threadIdx.x == 0) {
-    for (std::size_t k = 0; k < stages && k < mine; ++k) issue(k);
+    for (unsigned k = 0; k < stages && k < mine; ++k) issue(k, k);
   }
   unsigned bad = 0;
+  unsigned s = 0, parity = 0;  // the stage of chunk k and its barrier's phase parity
 #pragma unroll 1
   for (std::size_t k = 0; k < mine; ++k) {
-    const unsigned s = static_cast<unsigned>(k % stages);
-    bulk_ptx::wait_parity(st.bars + s, static_cast<unsigned>((k / stages) & 1));
+    bulk_ptx::wait_parity(st.bars + s, parity);
     bad += check_chunk(st.buffer(s), chunk_bytes, chunk_of(k) * words_per_chunk, expected);
-    __syncwarp();  // every lane is done with the buffer before it is filled again
-    if (threadIdx.x == 0 && k + stages < mine) issue(k + stages);
+    __syncthreads();  // every thread is done with the buffer before it is filled again
+    if (threadIdx.x == 0 && k + stages < mine) issue(k + stages, s);
+    if (++s == stages) {
+      s = 0;
+      parity ^= 1;
+    }
   }
   if (bad != 0) atomicAdd(bad_words, static_cast<unsigned long long>(bad));
 #else

@@ -181,7 +181,8 @@ def _bulk(row) -> Shape | None:
     if None in (size, stages, bpsm):
         return None
     op = str(row["variant"])
+    warps = _number(row, "warps", 1)  # reads: the warps that check each chunk
     inflight = size * (max(1.0, stages - 1) if op == "copy" else stages) * bpsm
     return Shape(op=op, load_bytes_per_thread=inflight, grid="persistent", dram_bytes=1.0,
-                 efficiency=1.0, threads_per_block=32, ld_sectors_per_req=4.0,
+                 efficiency=1.0, threads_per_block=int(32 * warps), ld_sectors_per_req=4.0,
                  word_bytes=inflight, resident_threads=1)

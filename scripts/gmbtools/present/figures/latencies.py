@@ -83,6 +83,14 @@ def _points(medians: pd.DataFrame, flavor: str, family: str, variants) -> pd.Dat
                        & medians["bytes_in_flight_per_sm"].notna() & medians["gbs"].notna()]
 
 
+def _one_checking_warp(bulk: pd.DataFrame) -> pd.Series:
+    """Bulk reads whose one warp both issues and checks (warps:1), drawn hollow: the check,
+    not the copies, holds them back (docs/bulk.md)."""
+    if "warps" not in bulk.columns:
+        return pd.Series(False, index=bulk.index)
+    return (bulk["variant"] == "read") & (pd.to_numeric(bulk["warps"], errors="coerce") == 1)
+
+
 def inflight(medians: pd.DataFrame) -> Drawn:
     """Left: the loaded latency (the chase's latency against the bandwidth other SMs stream,
     reads and copies), a line per flavor. Right, for one flavor (default first): inflight read
@@ -141,12 +149,14 @@ def inflight(medians: pd.DataFrame) -> Drawn:
                    label="read by cp.async (LDGSTS), grid:persistent")
         shown.append(staged[["flavor", "bytes_in_flight_per_sm", *SPREAD]])
     bulk = _points(medians, flavor, "bulk", ["read", "write", "copy"])
+    one_warp = _one_checking_warp(bulk)
     for op, marker in (("read", "s"), ("write", "v"), ("copy", "P")):
-        series = bulk.loc[bulk["variant"] == op]
-        if not series.empty:
-            right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
-                       marker=marker, color="tab:red", markersize=5,
-                       label=f"bulk {op} (TMA), bytes × stages × bpsm")
+        for alone, fill, who in ((False, "full", ""), (True, "none", ", one warp checks")):
+            series = bulk.loc[(bulk["variant"] == op) & (one_warp == alone)]
+            if not series.empty:
+                right.plot(series["bytes_in_flight_per_sm"], series["gbs"], linestyle="none",
+                           marker=marker, fillstyle=fill, color="tab:red", markersize=5,
+                           label=f"bulk {op} (TMA), bytes × stages × bpsm{who}")
     if not bulk.empty:
         shown.append(bulk[["flavor", "bytes_in_flight_per_sm", *SPREAD]])
     model = points.dropna(subset=["inflight_fit_gbs"])
@@ -168,7 +178,9 @@ def inflight(medians: pd.DataFrame) -> Drawn:
     gbs_axis(right, max(peak or 0.0, float(points["gbs"].max(skipna=True) or 0)))
     right.set_xlabel(f"bytes in flight per SM (log scale) · flavor {flavor}")
     right.set_ylabel(GBS_LABEL)
-    right.legend(fontsize=7, loc="lower right", framealpha=0.95)
+    bottom, top = right.get_ylim()
+    right.set_ylim(bottom, top * 1.4)  # headroom: the legend sits above the points
+    right.legend(fontsize=6.5, loc="upper left", ncol=2, framealpha=0.95)
     set_title(figure, medians, "Bytes in flight: loaded latency and Little's law")
     footnote(figure, "Left: one thread chases a DRAM-sized chain on an SM of its own while K"
              " other SMs stream (latency/loaded/load:read|copy/sms:K). Right: inflight/*"
@@ -177,7 +189,8 @@ def inflight(medians: pd.DataFrame) -> Drawn:
              " (block:32/bpsm:1), the SM's drain of the other warps' bytes (fitted to 2 to 4"
              " warps per SM, full sweep) and, for one block per tile, a block's"
              " turnaround and the GPU's block launch rate (inflight/blocks). Red: bulk/*"
-             " (TMA copies, sm_90 on), bytes per copy × stages × blocks per SM. Purple:"
+             " (TMA copies, sm_90 on), bytes per copy × stages × blocks per SM; hollow"
+             " squares: reads whose one warp also checks every word. Purple:"
              " inflight/read_async (the same tiles through shared memory by cp.async). "
              + spread_note(points, bars=False))
     return Drawn(figure, pd.concat(shown, ignore_index=True), (
