@@ -230,7 +230,7 @@ def classify(words: list[str]) -> str:
         sub = words[1] if len(words) > 1 else ""
         if sub in ANALYSIS:
             return "analysis"
-        if sub in ("run", "ncu", "fleet", "pattern", "peers"):
+        if sub in ("run", "ncu", "fleet", "pattern", "peers", "advise"):
             return f"gmb-{sub}"
         return "unknown"
     if BINARY.fullmatch(first):
@@ -274,6 +274,8 @@ def test_documented_command(command, tmp_path):
         check_gmb_pattern(command, words, tmp_path)
     elif kind == "gmb-peers":
         check_gmb_peers(command, words)
+    elif kind == "gmb-advise":
+        check_gmb_advise(words)
     else:
         check_gmb_ncu(words)
 
@@ -767,6 +769,23 @@ def check_gmb_ncu(words: list[str]) -> None:
     assert option_values(words[2:], "--filter"), "gmb ncu needs --filter"
     check_filters(words[2:], "--filter")
     pytest.skip("filter checked; profiling under Nsight Compute is a device run of its own")
+
+
+def check_gmb_advise(words: list[str]) -> None:
+    """A documented `gmb advise`: its results folder exists; a committed export it names runs
+    for real; an application after -- needs Nsight Compute and a GPU: its options are checked
+    by the parser (with --help standing in for the profile)."""
+    args = words[2:]
+    for folder in option_values(args, "--results"):
+        assert (REPO / folder).is_dir(), f"gmb advise --results {folder}: no such folder"
+    if "--" in args:
+        done = subprocess.run([sys.executable, str(GMB), "advise", *args[:args.index("--")],
+                               "--help"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        pytest.skip("options checked; profiling an application is a device run of its own")
+    done = subprocess.run([sys.executable, str(GMB), "advise", *args], cwd=REPO,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 # --- the checks of the extraction and of the pages themselves ---------------------------------

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import GMB, SCRIPTS, assert_one_line_error
+from conftest import FIXTURES, GMB, SCRIPTS, assert_one_line_error
 
 REQUIREMENTS = SCRIPTS / "requirements.txt"
 RUN = SCRIPTS / "tests" / "fixtures" / "docs" / "run"
@@ -93,6 +93,7 @@ def test_standard_library_commands_run_without_the_plotting_packages(tmp_path, f
         "compare": [["compare", str(run / "default.json"), str(run / "cg.json")],
                     ["compare", "--flavors", str(run)]],
         "fleet": [["fleet", "report", str(fleet_folder)]],
+        "advise": [["advise", str(FIXTURES / "advise" / "probe_source.csv")]],
     }
     for command in listed("standard library only"):
         assert command in real or command in GPU_MODULES, f"{command}: no check here"

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gmbtools.commands.subcommands import (compare, fleet, load, ncu, pattern, peers, plot, report,
-                                           run, summary)
+from gmbtools.commands.subcommands import (advise, compare, fleet, load, ncu, pattern, peers,
+                                           plot, report, run, summary)
 from gmbtools.commands.subcommands.options import fleet_dir_argument
 from gmbtools.errors import GmbError, os_error_line
 from gmbtools.present import figure_names
@@ -99,6 +99,17 @@ COMMANDS = (
         "stores) and DRAM bytes beside the traffic model's predictions, as JSON. Needs a built "
         "binary (scripts/gmb run builds them). Extra --gmb_*=VALUE options go to the binary.",
         ncu.ncu_arguments, ncu.ncu_handler),
+    Command(
+        "advise", "your own kernel: each global load and store matched to the catalog",
+        "Read an Nsight Compute report (REPORT.ncu-rep, profiled with --section "
+        "SourceCounters; or its source page as CSV), or profile an application with it "
+        "(gmb advise [options] -- APP ARGS: the source counters only, clocks left alone, the "
+        "report kept), and print per kernel each global load and store: its sectors and "
+        "128-B lines per request, its share of the kernel's sectors, its class (coalesced, "
+        "misaligned, strided with its stride, every lane its own line, scattered), the "
+        "built-in benchmark it behaves like (its GB/s from --results DIR), the known fix and "
+        "the sectors fixing it saves. --json prints the same as JSON.",
+        advise.advise_arguments, advise.advise_handler),
 )
 
 # `gmb fleet submit|task|report`: the screening sweep on every GPU of a Slurm job.

@@ -1,0 +1,144 @@
+"""`gmb advise`: a user's own kernels, from Nsight Compute's source page to the suite's catalog.
+Reads a report (`.ncu-rep`, through `ncu --import ... --page source --csv`), the CSV export of
+its source page, or profiles an application itself (`gmb advise -- APP ARGS`: the source
+counters only, clocks left alone, the report kept); then names, per global load and store, its
+sectors and lines per request, its class, the built-in benchmark it behaves like (with that
+benchmark's GB/s from `--results DIR`) and what fixing it saves (analysis/advise_match.py).
+
+Standard library only: it runs on GPU machines without pandas.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gmbtools.analysis.advise_match import advise
+from gmbtools.data import ncu_source, results
+from gmbtools.errors import GmbError
+from gmbtools.present.advise_text import as_json, text
+
+SECTIONS = ("SourceCounters",)
+
+
+@dataclass(frozen=True)
+class Options:
+    report: Path | None
+    app: tuple[str, ...]
+    kernel: str | None
+    results: Path | None
+    json: bool
+    keep: Path | None
+
+
+def run(options: Options) -> int:
+    pattern = _kernel_regex(options.kernel)
+    if options.app:
+        report = profile(options.app, options.kernel, options.keep or _report_name())
+        print(f"gmb: kept the report {report}", flush=True)
+        csv_text = export(report)
+    elif options.report is not None:
+        csv_text = read_report(options.report)
+    else:
+        raise GmbError("give a report (REPORT.ncu-rep or its source page as CSV) or an "
+                       "application after --")
+    accesses = ncu_source.read_source_csv(csv_text)
+    if pattern is not None:
+        accesses = [a for a in accesses if pattern.search(a.kernel)]
+        if not accesses:
+            raise GmbError(f"no kernel with global loads or stores matches --kernel "
+                           f"'{options.kernel}'")
+    if not accesses:
+        raise GmbError("the report has no global load or store with source counters")
+    found = advise(accesses, _gbs(options.results))
+    if options.json:
+        print(json.dumps(as_json(found), indent=1))
+    else:
+        print(text(found, str(options.results) if options.results else None), end="")
+    return 0
+
+
+def _kernel_regex(kernel: str | None) -> re.Pattern | None:
+    if kernel is None:
+        return None
+    try:
+        return re.compile(kernel)
+    except re.error as e:
+        raise GmbError(f"--kernel '{kernel}' is not a regular expression: {e}") from None
+
+
+def _report_name() -> Path:
+    stem = f"advise-{time.strftime('%Y%m%d-%H%M%S')}"
+    path, n = Path(f"{stem}.ncu-rep"), 1
+    while path.exists():  # never overwrite an earlier report
+        path, n = Path(f"{stem}-{n}.ncu-rep"), n + 1
+    return path
+
+
+def _ncu() -> str:
+    found = shutil.which("ncu")
+    if found is None:
+        raise GmbError("ncu (Nsight Compute) is not on PATH: install it, or give the source "
+                       "page as CSV (ncu --import REPORT --page source --csv --print-source "
+                       "sass > source.csv)")
+    return found
+
+
+def read_report(path: Path) -> str:
+    """The source page's CSV of a report or of an export."""
+    if not path.is_file():
+        raise GmbError(f"{path}: " + ("is a folder, not a report" if path.exists()
+                                      else "no such file"))
+    if path.suffix == ".csv":
+        return path.read_text(errors="replace")
+    return export(path)
+
+
+def export(report: Path) -> str:
+    done = subprocess.run([_ncu(), "--import", str(report), "--page", "source", "--csv",
+                           "--print-source", "sass"], capture_output=True, text=True,
+                          errors="replace")
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise GmbError(f"{report}: Nsight Compute cannot read it as a report"
+                       + (f" ({said[-1]})" if said else ""))
+    return done.stdout
+
+
+def profile(app: tuple[str, ...], kernel: str | None, report: Path) -> Path:
+    """Runs `app` under Nsight Compute with the source counters only; the report's path."""
+    command = [_ncu(), "--clock-control", "none", "--target-processes", "all"]
+    for section in SECTIONS:
+        command += ["--section", section]
+    if kernel is not None:
+        command += ["--kernel-name", f"regex:{kernel}"]
+    command += ["-o", str(report.with_suffix("")), *app]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    except OSError as e:
+        raise GmbError(f"cannot start Nsight Compute: {e.strerror}") from None
+    said = (done.stdout + done.stderr).strip().splitlines()
+    errors = [line for line in said if "==ERROR==" in line]
+    if done.returncode != 0 or errors:
+        last = errors[-1] if errors else (said[-1] if said else "")
+        raise GmbError(f"the application failed under Nsight Compute (exit {done.returncode})"
+                       + (f": {last}" if last else ""))
+    if not report.is_file():
+        raise GmbError("Nsight Compute profiled no kernel" + (f" matching --kernel '{kernel}'"
+                                                              if kernel else ""))
+    return report
+
+
+def _gbs(folder: Path | None) -> dict[str, float]:
+    """Benchmark name -> median GB/s of the folder's default flavor (else its first)."""
+    if folder is None:
+        return {}
+    loaded = results.load_folder(folder)
+    readable = [r for r in loaded.values() if isinstance(r, results.Results)]
+    if not readable:
+        raise GmbError(f"{folder}: no results file could be read")
+    medians = results.median_by_name(readable[0].records)
+    return {name: m.gbs for name, m in medians.items() if m.gbs is not None}

@@ -1,0 +1,47 @@
+"""`gmb advise`: its options and its handler (commands/advise.py reads or profiles)."""
+
+import argparse
+from pathlib import Path
+
+from gmbtools.commands.subcommands.options import unrecognized
+from gmbtools.errors import GmbError
+
+
+def advise_arguments(advise: argparse.ArgumentParser) -> None:
+    advise.add_argument("report", nargs="?", type=Path, metavar="REPORT",
+                        help="an Nsight Compute report (.ncu-rep) with source counters, or "
+                             "its source page as CSV (ncu --import REPORT --page source --csv "
+                             "--print-source sass); or, after --, an application to profile")
+    advise.add_argument("--kernel", metavar="REGEX",
+                        help="only the kernels whose names match (also what is profiled)")
+    advise.add_argument("--results", type=Path, metavar="DIR",
+                        help="a results folder of the same GPU: the GB/s of each matched "
+                             "built-in")
+    advise.add_argument("--keep", type=Path, metavar="FILE",
+                        help="with -- APP: where to keep the report (default "
+                             "advise-<YYYYmmdd-HHMMSS>.ncu-rep here, never overwritten)")
+    advise.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def advise_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
+    from gmbtools.commands import advise
+
+    app: tuple[str, ...] = ()
+    report = args.report
+    if "--" in argv:
+        app = tuple(argv[argv.index("--") + 1:])
+        report = None
+        if not app:
+            raise GmbError("nothing after --: give the application to profile and its "
+                           "arguments")
+        if args.report is not None and str(args.report) != app[0]:
+            raise GmbError("give a report or an application after --, not both")
+    elif extra:
+        raise GmbError(unrecognized(extra), 2)
+    if args.keep is not None and not app:
+        raise GmbError("--keep names where to keep the report of an application profiled "
+                       "after --")
+    if args.keep is not None and args.keep.exists():
+        raise GmbError(f"{args.keep}: exists; --keep never overwrites a report")
+    return advise.run(advise.Options(report=report, app=app, kernel=args.kernel,
+                                     results=args.results, json=args.json, keep=args.keep))
