@@ -34,7 +34,7 @@ def advise_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) 
         if not app:
             raise GmbError("nothing after --: give the application to profile and its "
                            "arguments")
-        if args.report is not None and str(args.report) != app[0]:
+        if args.report is not None and args.report != Path(app[0]):
             raise GmbError("give a report or an application after --, not both")
     elif extra:
         raise GmbError(unrecognized(extra), 2)
