@@ -143,7 +143,7 @@ static __global__ void __launch_bounds__(32 * kBulkMostWarps)
       parity ^= 1;
     }
   }
-  if (bad != 0) atomicAdd(bad_words, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_words, bad);
 #else
   __trap();
 #endif
@@ -270,7 +270,7 @@ static __global__ void __launch_bounds__(32)
   }
   const long long loop_c1 = clock64();
   const unsigned long long loop_t1 = bulk_ptx::global_ns();
-  if (bad != 0) atomicAdd(bad_words, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_words, bad);
   if (threadIdx.x == 0 && record != nullptr) {
     atomicAdd(&record->copy_cycles, copy_cycles);
     atomicAdd(&record->copies, static_cast<unsigned long long>(copies));

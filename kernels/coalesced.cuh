@@ -24,7 +24,7 @@ __device__ __forceinline__ void load_slots(const T* in, const Map& map, std::siz
 
 /// Reads every element and compares it with the expected pattern; the comparison keeps the
 /// loads alive without a reduction and doubles as verification: elements with a wrong word are
-/// counted in `bad_elements` (one atomic per thread that found any). All Ilp loads are issued
+/// counted in `bad_elements` (one atomic per warp that found any). All Ilp loads are issued
 /// before the first use.
 template <class T, unsigned Ilp, cache_op Load>
 __device__ __forceinline__ void checking_read(const T* in, std::size_t tiles, word_pattern expected,
@@ -38,7 +38,7 @@ __device__ __forceinline__ void checking_read(const T* in, std::size_t tiles, wo
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) bad += element_mismatch(v[j], expected, map(thread, j)) != 0;
   }
-  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_elements, bad);
 }
 
 template <class T, unsigned Ilp, cache_op Load>

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(1024, 1)
   for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     bad += read_tile<T, Ilp>(in, tile, expected);
   }
-  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_elements, bad);
 }
 
 /// As inflight_read, but each thread's Ilp elements of a tile travel to shared memory by cp.async
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(1024, 1)
                               first + j * blockDim.x) != 0;
     }
   }
-  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_elements, bad);
 }
 
 /// out[e] = in[e]; all Ilp loads of a tile are issued before its first store.

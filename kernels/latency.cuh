@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(1024, 1)
   // Per warp, one atomic: each lane's bytes stay far below 2^32 (rounds of a few ms).
   const unsigned warp_bytes = warp_sum(unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
   if (threadIdx.x % 32 == 0) atomicAdd(&load->streamed_bytes, (unsigned long long)warp_bytes);
-  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_elements, bad);
   __syncthreads();  // the block's last round is done
   if (threadIdx.x != 0) return;
   atomicMax(&load->last_ns, global_ns());

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kWorkingSetBlock)
               (__float_as_uint(v[j].z) ^ base ^ 2u) | (__float_as_uint(v[j].w) ^ base ^ 3u)) != 0;
     }
   }
-  if (bad != 0) atomicAdd(bad_elements, static_cast<unsigned long long>(bad));
+  if (bad != 0) add_bad(bad_elements, bad);
 }
 
 }  // namespace gmb

@@ -11,12 +11,12 @@ Standard library only: it runs on GPU machines without pandas.
 import json
 import re
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from gmbtools.analysis.advise_match import advise
+from gmbtools.commands import stopping
 from gmbtools.data import ncu_source, results
 from gmbtools.errors import GmbError
 from gmbtools.present.advise_text import as_json, text
@@ -98,7 +98,7 @@ def read_report(path: Path) -> str:
 
 
 def export(report: Path) -> str:
-    done = subprocess.run([_ncu(), "--import", str(report), "--page", "source", "--csv",
+    done = stopping.run([_ncu(), "--import", str(report), "--page", "source", "--csv",
                            "--print-source", "sass"], capture_output=True, text=True,
                           errors="replace")
     if done.returncode != 0:
@@ -117,7 +117,8 @@ def profile(app: tuple[str, ...], kernel: str | None, report: Path) -> Path:
         command += ["--kernel-name", f"regex:{kernel}"]
     command += ["-o", str(report.with_suffix("")), *app]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        # stopping.run: a killed gmb takes Nsight Compute (and so the application) with it
+        done = stopping.run(command, capture_output=True, text=True, errors="replace")
     except OSError as e:
         raise GmbError(f"cannot start Nsight Compute: {e.strerror}") from None
     said = (done.stdout + done.stderr).strip().splitlines()
