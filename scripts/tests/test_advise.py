@@ -1,15 +1,20 @@
 """`gmb advise`: Nsight Compute's source page read into each global load and store, classified
 and matched to the catalog (data/ncu_source.py, analysis/advise_match.py,
-commands/advise.py), from a committed export of a profile made on an H100
-(fixtures/advise/probe_source.csv, fixtures/README.md). CI has no ncu: what needs it is
-checked for its one-line error here and run on the GPU machine."""
+commands/advise.py), from committed exports of profiles made on an H100 (fixtures/advise/:
+probe_source.csv, and examples/ with each example program's source and raw pages,
+fixtures/README.md). CI has no ncu: a stand-in `ncu` serves the examples' exports for the
+reports they came from; the real one runs in test_advise_device.py on the GPU machine."""
 
+import gzip
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
-from conftest import FIXTURES, gmb
+from conftest import FIXTURES, GMB, gmb
 from gmbtools.analysis.advise_match import advise, classify
 from gmbtools.data.ncu_source import kernels, read_source_csv
 from gmbtools.errors import GmbError
@@ -85,8 +90,8 @@ def test_a_results_folder_gives_each_built_in_its_gbs():
         pytest.skip("no results/ here")
     done = gmb("advise", str(PROBE), "--results", str(H100_RUN), "--json")
     assert done.returncode == 0, done.stderr
-    rows = json.loads(done.stdout)
-    strided = next(r for r in rows if r["kernel"].startswith("stride3") and r["class"] == "strided")
+    rows = [a for k in json.loads(done.stdout)["kernels"] for a in k["accesses"]]
+    strided = next(r for r in rows if r["where"].startswith("0x") and r["class"] == "strided")
     assert strided["behaves_like"] == "stride/f32/read/s:3"
     assert strided["behaves_like_gbs"] > 0
 
@@ -95,7 +100,11 @@ def test_the_text_names_each_kernels_expensive_accesses_and_their_fix():
     done = gmb("advise", str(PROBE), "--kernel", "transpose")
     assert done.returncode == 0, done.stderr
     assert "kernel transpose_naive" in done.stdout and "stride3" not in done.stdout
-    assert "4 of its accesses (own line, like stride/f32/write/s:32" in done.stdout
+    assert "| store | 4 | 131072 | 32 (4) | 32 | 22% | own line | stride/f32/write/s:32" \
+        in done.stdout
+    assert "4 accesses (own line, at 0x" in done.stdout
+    assert "move up to 8x the sectors needed; fixed, the kernel moves 78% fewer sectors" \
+        in done.stdout
     assert "transpose through shared memory" in done.stdout
 
 
@@ -129,3 +138,111 @@ def test_a_source_page_without_source_counters_is_refused():
     with pytest.raises(GmbError, match="no column 'L2 Theoretical Sectors Global'"):
         read_source_csv('"Kernel Name","k()",\n"Address","Source","Instructions Executed",'
                         '"Access Operation","Access Size"\n')
+
+
+# --- the example programs (examples/), through a stand-in ncu serving their H100 exports ------
+
+EXAMPLES = FIXTURES / "advise" / "examples"
+H100_TIME_RUN = FIXTURES.parents[2] / "results" / "nvidia-h100-80gb-hbm3" / "20261127-043312-time"
+STAND_IN = """#!/bin/sh
+# ncu --import R.ncu-rep --page source|raw ...: the committed export of the report's example
+report=""; page=""
+while [ $# -gt 0 ]; do
+  case "$1" in --import) report="$2"; shift;; --page) page="$2"; shift;; esac; shift
+done
+name=$(basename "$report" .ncu-rep)
+[ "$page" = raw ] && exec gzip -dc "{examples}/$name-raw.csv.gz"
+exec gzip -dc "{examples}/$name-source.csv.gz"
+"""
+
+
+@pytest.fixture(scope="module")
+def advise_example(tmp_path_factory):
+    """`gmb advise EXAMPLE.ncu-rep --json` with the stand-in ncu first on PATH; its JSON's
+    kernel of that name (the example's own, not its fill kernel)."""
+    folder = tmp_path_factory.mktemp("ncu")
+    (folder / "ncu").write_text(STAND_IN.replace("{examples}", str(EXAMPLES)))
+    (folder / "ncu").chmod(0o755)
+    env = {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+    def run(example, *args):
+        report = folder / f"{example}.ncu-rep"
+        report.touch()
+        done = subprocess.run([sys.executable, str(GMB), "advise", str(report), *args],
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        if "--json" not in args:
+            return done.stdout
+        kernels = json.loads(done.stdout)["kernels"]
+        return next(k for k in kernels if not k["kernel"].startswith("example::fill"))
+    return run
+
+
+def csv_sectors_per_request(example, line):
+    """Nsight Compute's own numbers for the instructions of one source line: sectors over
+    executions, read straight from the export."""
+    rows = list(read_source_csv(gzip.open(EXAMPLES / f"{example}-source.csv.gz", "rt").read()))
+    return sorted({a.sectors / a.requests for a in rows if a.source == line})
+
+
+def expensive(kernel):
+    """The access with the most sectors, and the fixes."""
+    return max(kernel["accesses"], key=lambda a: a["share_of_kernel_sectors"]), kernel["fixes"]
+
+
+def needs_results():
+    if not H100_TIME_RUN.is_dir():
+        pytest.skip("no results/ here")
+    return ("--results", str(H100_TIME_RUN))
+
+
+@pytest.mark.parametrize("example, line, op, kind, twin", [
+    ("transpose_naive", "transpose_naive.cu:11", "Store", "column walk",
+     "transpose/f32/naive_rows/n:16384"),
+    ("particles_aos", "particles_aos.cu:16", "Load", "strided", "stride/f32/read/s:8"),
+    ("hashed_gather", "hashed_gather.cu:14", "Load", "scattered", "gather/random"),
+    ("stencil", "stencil.cu:11", "Load", "misaligned", "offset/f32/read/off:1"),
+])
+def test_each_example_gets_its_expensive_line_named_as_nsight_compute_counts_it(
+        advise_example, example, line, op, kind, twin):
+    kernel = advise_example(example, "--json", *needs_results())
+    top, fixes = expensive(kernel)
+    assert (top["where"], top["operation"], top["class"], top["behaves_like"]) == (
+        line, op, kind, twin)
+    assert top["behaves_like_gbs"] > 0
+    assert top["sectors_per_request"] in csv_sectors_per_request(example, line)
+    assert fixes and top["where"] in fixes[0]["where"]
+
+
+def test_the_coalesced_column_sum_has_nothing_to_fix(advise_example):
+    kernel = advise_example("column_sum", "--json", *needs_results())
+    assert {a["class"] for a in kernel["accesses"]} == {"coalesced"}
+    assert kernel["fixes"] == []
+    assert kernel["coalesced_rate"]["kind"] == "read"  # 512 stored floats do not make a copy
+
+
+@pytest.mark.parametrize("broken, fixed", [("transpose_naive", "transpose_tiled"),
+                                           ("particles_aos", "particles_soa")])
+def test_the_predicted_time_with_the_line_fixed_is_within_15_percent_of_the_fixed_twin(
+        advise_example, broken, fixed):
+    results = needs_results()
+    predicted = advise_example(broken, "--json", *results)["fixes"][0]["predicted_seconds"]
+    measured = advise_example(fixed, "--json", *results)["seconds"]
+    assert predicted == pytest.approx(measured, rel=0.15)
+
+
+def test_the_aos_fields_are_fixed_together_and_the_text_says_how(advise_example):
+    out = advise_example("particles_aos", *needs_results())
+    assert "| load x2 | 4 | 1048576 | 32 (4) | 8 | 22% | strided, 8 elements apart | " \
+           "stride/f32/read/s:8" in out
+    assert "fix strided, 8 elements apart (9 accesses at particles_aos.cu:16, " \
+           "particles_aos.cu:17, particles_aos.cu:18: p[i].x += p[i].vx * kDt;)" in out
+    assert "structure of arrays" in out
+
+
+def test_without_results_a_report_of_a_gpu_the_suite_has_run_on_uses_its_newest_run(
+        advise_example):
+    if not H100_TIME_RUN.is_dir():
+        pytest.skip("no results/ here")
+    out = advise_example("transpose_naive")
+    assert out.startswith("GB/s of the built-ins: ") and "nvidia-h100-80gb-hbm3" in out

@@ -8,11 +8,14 @@ with this line at its ideal count.
 Strides come from the lines: 32 lanes of w-byte words S elements apart touch
 ceil(32 * S * w / 128) lines (at most one per lane) and ceil(32 * S * w / 32) sectors (the
 same), so S = lines * 128 / (lanes * w) where the sectors agree with it. Where every lane
-touches a line of its own, a large stride and a scattered index look alike to these counters.
+touches a line of its own, a walk down columns and a scattered index look alike to these
+counters; the kernel's DRAM bytes tell them apart (`reused`): a walk's neighbouring warps use
+the rest of each line while it is in the L2, so DRAM moves about the bytes needed; a scattered
+index fetches its lines again.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gmbtools.analysis.pattern_class import LINE_BYTES, SECTOR_BYTES, STRIDES, SUGGESTIONS
 from gmbtools.data.ncu_source import Access
@@ -42,15 +45,63 @@ class Advice:
         return self.sectors_per_request / self.ideal_per_request if self.ideal_per_request else 1
 
 
-def advise(accesses: list[Access], gbs: dict[str, float] | None = None) -> list[Advice]:
+def advise(accesses: list[Access], gbs: dict[str, float] | None = None,
+           dram_bytes: dict[str, float] | None = None) -> list[Advice]:
     """Each access of `accesses` (one kernel's or several), the most sectors of its kernel
-    first; `gbs` maps benchmark names to GB/s (a results folder's medians)."""
+    first; `gbs` maps benchmark names to GB/s (a results folder's medians), `dram_bytes`
+    kernels to the DRAM bytes of a launch (the profile's, where it has them)."""
     totals: dict[str, float] = {}
     for a in accesses:
         totals[a.kernel] = totals.get(a.kernel, 0.0) + a.sectors
     out = [_one(a, totals[a.kernel], gbs or {}) for a in accesses if a.requests > 0]
+    for kernel, dram in (dram_bytes or {}).items():
+        out = reused(out, kernel, dram, gbs or {})
+    out = _neighbours(out)
     order = {k: i for i, k in enumerate(totals)}
     return sorted(out, key=lambda v: (order[v.access.kernel], -v.access.sectors))
+
+
+def reused(advice: list[Advice], kernel: str, dram: float,
+           gbs: dict[str, float]) -> list[Advice]:
+    """The kernel's own-line accesses named by what DRAM saw: a walk whose lines the L2 keeps
+    for the neighbouring warps (DRAM moved less than half their excess sectors beyond the
+    bytes needed: like the naive transpose) or a scattered index (like gather/random)."""
+    mine = [a for a in advice if a.access.kernel == kernel]
+    own = [a for a in mine if a.kind == "own line"]
+    if not own:
+        return advice
+    needed = sum(a.access.ideal_sectors for a in mine) * SECTOR_BYTES
+    excess = sum(a.access.sectors - a.access.ideal_sectors for a in own) * SECTOR_BYTES
+    walk = dram - needed < 0.5 * excess
+    changed = {}
+    for a in own:
+        store = a.access.operation == "Store"
+        if walk:  # the transpose ladder's naive rungs: stores down columns, or loads
+            twin = _named(gbs, "transpose/f32/naive_rows/" if store else "transpose/f32/naive_cols/")
+            kind, fix = "column walk", SUGGESTIONS["transpose"]
+        else:
+            twin, kind, fix = ("scatter/random" if store else "gather/random"), "scattered", \
+                SUGGESTIONS["sort"]
+        changed[id(a)] = replace(a, kind=kind, twin=twin, twin_gbs=gbs.get(twin), fix=fix)
+    return [changed.get(id(a), a) for a in advice]
+
+
+STENCIL = ("a stencil's neighbours of an aligned load: the L1 serves them in a caching build; "
+           "for the rest, stage the block's tile and halo in shared memory")
+
+
+def _neighbours(advice: list[Advice]) -> list[Advice]:
+    """Misaligned loads on the line of a coalesced load of the same kernel are a stencil's
+    neighbours, not an array to pad."""
+    aligned = {(a.access.kernel, a.access.where) for a in advice
+               if a.kind == "coalesced" and a.access.operation == "Load"}
+    return [replace(a, fix=STENCIL) if a.kind == "misaligned" and a.access.operation == "Load"
+            and (a.access.kernel, a.access.where) in aligned else a for a in advice]
+
+
+def _named(gbs: dict[str, float], prefix: str) -> str:
+    """The folder's benchmark of that name prefix (its size axis differs by sweep)."""
+    return next((name for name in sorted(gbs) if name.startswith(prefix)), prefix.rstrip("/"))
 
 
 def _one(a: Access, kernel_sectors: float, gbs: dict[str, float]) -> Advice:

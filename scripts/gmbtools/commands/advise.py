@@ -11,13 +11,16 @@ Standard library only: it runs on GPU machines without pandas.
 import json
 import re
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from gmbtools.analysis.advise_match import advise
+from gmbtools.analysis.advise_whatif import best_rates, what_if
 from gmbtools.commands import stopping
-from gmbtools.data import ncu_source, results
+from gmbtools.data import ncu_launches, ncu_source, results
+from gmbtools.data.ncu_launches import KernelTime
 from gmbtools.errors import GmbError
 from gmbtools.present.advise_text import as_json, text
 
@@ -36,12 +39,17 @@ class Options:
 
 def run(options: Options) -> int:
     pattern = _kernel_regex(options.kernel)
+    times: dict[str, KernelTime] = {}
     if options.app:
         report = profile(options.app, options.kernel, options.keep or _report_name())
-        print(f"gmb: kept the report {report}", flush=True)
-        csv_text = export(report)
+        # on stderr under --json, so that stdout stays one JSON document
+        print(f"gmb: kept the report {report}", flush=True,
+              file=sys.stderr if options.json else sys.stdout)
+        csv_text, times = export(report), export_times(report)
     elif options.report is not None:
         csv_text = read_report(options.report)
+        if options.report.suffix != ".csv":
+            times = export_times(options.report)
     else:
         raise GmbError("give a report (REPORT.ncu-rep or its source page as CSV) or an "
                        "application after --")
@@ -53,12 +61,30 @@ def run(options: Options) -> int:
                            f"'{options.kernel}'")
     if not accesses:
         raise GmbError("the report has no global load or store with source counters")
-    found = advise(accesses, _gbs(options.results))
+    folder = options.results or _reference_folder(times)
+    gbs = _gbs(folder)
+    found = advise(accesses, gbs, {k: t.dram_bytes for k, t in times.items()
+                                   if t.dram_bytes is not None})
+    whatifs = what_if(found, times, best_rates(gbs))
+    where = str(folder) if folder else None
     if options.json:
-        print(json.dumps(as_json(found), indent=1))
+        print(json.dumps(as_json(found, whatifs, where), indent=1))
     else:
-        print(text(found, str(options.results) if options.results else None), end="")
+        print(text(found, whatifs, where), end="")
     return 0
+
+
+def _reference_folder(times: dict[str, KernelTime]) -> Path | None:
+    """Without --results: the newest full run of the profiled GPU among the suite's own
+    results (results/<gpu slug>/), if there is one."""
+    devices = {t.device for t in times.values() if t.device}
+    if len(devices) != 1:
+        return None
+    slug = re.sub(r"[^a-z0-9]+", "-", devices.pop().lower()).strip("-")
+    root = Path(__file__).resolve().parents[3] / "results" / slug
+    runs = sorted((d for d in root.glob("*") if (d / "run_info.json").is_file()
+                   and (d / "default.json.gz").is_file()), reverse=True)
+    return runs[0] if runs else None
 
 
 def _kernel_regex(kernel: str | None) -> re.Pattern | None:
@@ -98,9 +124,27 @@ def read_report(path: Path) -> str:
 
 
 def export(report: Path) -> str:
+    """The report's source page: its lines of code and SASS where built with -lineinfo, its
+    SASS alone otherwise."""
     done = stopping.run([_ncu(), "--import", str(report), "--page", "source", "--csv",
-                           "--print-source", "sass"], capture_output=True, text=True,
-                          errors="replace")
+                         "--print-source", "cuda,sass"], capture_output=True, text=True,
+                        errors="replace")
+    try:
+        if done.returncode == 0 and ncu_source.read_source_csv(done.stdout):
+            return done.stdout
+    except GmbError:
+        pass
+    return _import(report, "--page", "source", "--csv", "--print-source", "sass")
+
+
+def export_times(report: Path) -> dict[str, KernelTime]:
+    """Each kernel's time and DRAM bytes per launch, where the report has them."""
+    return ncu_launches.read_raw_csv(_import(report, "--page", "raw", "--csv"))
+
+
+def _import(report: Path, *page: str) -> str:
+    done = stopping.run([_ncu(), "--import", str(report), *page], capture_output=True,
+                        text=True, errors="replace")
     if done.returncode != 0:
         said = (done.stderr or done.stdout).strip().splitlines()
         raise GmbError(f"{report}: Nsight Compute cannot read it as a report"
@@ -113,6 +157,7 @@ def profile(app: tuple[str, ...], kernel: str | None, report: Path) -> Path:
     command = [_ncu(), "--clock-control", "none", "--target-processes", "all"]
     for section in SECTIONS:
         command += ["--section", section]
+    command += ["--metrics", ",".join(ncu_launches.METRICS)]
     if kernel is not None:
         command += ["--kernel-name", f"regex:{kernel}"]
     command += ["-o", str(report.with_suffix("")), *app]

@@ -7,21 +7,24 @@ Columns read (Nsight Compute 2025.3): `Address`, `Source`, `Instructions Execute
 executions: requests), `Avg. Predicated-On Threads Executed` (lanes that access),
 `Address Space`, `Access Operation`, `Access Size` (bits per lane), `L1 Tag Requests Global`
 (128-B lines the requests touch), `L2 Theoretical Sectors Global` and its `Ideal` and
-`Excessive` (32-B sectors). With `--print-source cuda,sass` a row may also name its source
-file and line (columns `File Name`/`Line No`, or a `# file:line` source row before the SASS);
-without `-lineinfo` there is none and the SASS address stands in.
+`Excessive` (32-B sectors).
+
+With `--print-source cuda,sass` (a program built with `-lineinfo`) each block opens with
+`"File Path",...` and `"Function Name",...` lines and a header `"Line No","Source","Address",
+"Source",...`: a row with a line number holds that line's code, and the SASS rows under it
+(line number empty) hold the counters, each instruction printed twice. Without line
+information the SASS address stands in for the line.
 """
 
 import csv
 import io
-import re
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from gmbtools.errors import GmbError
 
 REQUIRED = ("Address", "Source", "Instructions Executed", "Access Operation", "Access Size",
             "L2 Theoretical Sectors Global", "L2 Theoretical Sectors Global Ideal")
-_LINE_ROW = re.compile(r"^\s*#?\s*(?P<file>[^\s:][^:]*):(?P<line>\d+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Access:
     sectors: float  # 32-B sectors moved between the L2 and the SM, over all requests
     ideal_sectors: float  # the fewest sectors the same lanes' bytes could need
     source: str | None = None  # "file:line" when the report has line information
+    code: str | None = None  # that line's source text
 
     @property
     def where(self) -> str:
@@ -65,49 +69,44 @@ def _is_global_access(row: dict[str, str]) -> bool:
 def read_source_csv(text: str) -> list[Access]:
     """Every global load and store of every kernel block of the CSV, in the order printed; a
     block printed twice for the same kernel (Nsight Compute does so) counts once."""
-    rows = list(csv.reader(io.StringIO(text)))
     accesses: list[Access] = []
     seen: set[tuple[str, str]] = set()
-    kernel: str | None = None
-    header: list[str] | None = None
-    source: str | None = None
+    kernel = file = header = source = code = None
     blocks = 0
-    for row in rows:
+    for row in csv.reader(io.StringIO(text)):
         if not row:
             continue
-        if row[0] == "Kernel Name" and len(row) >= 2:
-            kernel, header, source = row[1], None, None
+        if row[0] in ("Kernel Name", "Function Name") and len(row) >= 2:
+            kernel, header, source, code = row[1], None, None, None
             continue
-        if row[0] == "Address" and kernel is not None:
-            missing = [c for c in REQUIRED if c not in row]
-            if missing:
-                raise GmbError(f"the source page of kernel '{kernel}' has no column "
-                               f"'{missing[0]}': profile with --section SourceCounters")
-            header, blocks = row, blocks + 1
+        if row[0] == "File Path" and len(row) >= 2:
+            file = row[1]
             continue
-        if header is None or kernel is None:
+        if row[0] in ("Address", "Line No") and kernel is not None:
+            header, blocks = _header(row, kernel), blocks + 1
+            continue
+        if header is None or kernel is None or len(row) < len(REQUIRED):
             continue
         cells = dict(zip(header, row))
-        if len(row) < len(REQUIRED):
+        line = cells.get("Line No", "").strip()
+        if line.isdigit():
+            source = f"{PurePath(file).name}:{line}" if file else f"line {line}"
+            code = cells.get("Line Source", "").strip() or None
             continue
-        named = _source_of(cells)
-        if named:
-            source = named
         if not cells.get("Address", "").startswith("0x"):
             continue
         if not _is_global_access(cells) or (kernel, cells["Address"]) in seen:
             continue
         seen.add((kernel, cells["Address"]))
-        requests = _number(cells["Instructions Executed"])
         accesses.append(Access(
             kernel=kernel, address=cells["Address"], sass=cells["Source"].strip(),
             operation=cells["Access Operation"], word_bytes=_number(cells["Access Size"]) / 8,
-            requests=requests,
+            requests=_number(cells["Instructions Executed"]),
             lanes=_number(cells.get("Avg. Predicated-On Threads Executed", "")) or 32.0,
             lines=_number(cells.get("L1 Tag Requests Global", "")),
             sectors=_number(cells["L2 Theoretical Sectors Global"]),
             ideal_sectors=_number(cells["L2 Theoretical Sectors Global Ideal"]),
-            source=source))
+            source=source, code=code))
     if blocks == 0:
         raise GmbError("not a source page of Nsight Compute: no 'Kernel Name' block with an "
                        "'Address' header (export it with ncu --import REPORT --page source "
@@ -115,16 +114,17 @@ def read_source_csv(text: str) -> list[Access]:
     return accesses
 
 
-def _source_of(cells: dict[str, str]) -> str | None:
-    """The source line a row names: File Name and Line No columns, or a '# file:line' row."""
-    file, line = cells.get("File Name"), cells.get("Line No") or cells.get("Line")
-    if file and line and line.strip().isdigit():
-        return f"{file.strip()}:{line.strip()}"
-    if not cells.get("Address", "").startswith("0x"):
-        found = _LINE_ROW.match(cells.get("Address", "") or cells.get("Source", ""))
-        if found:
-            return f"{found['file'].strip()}:{found['line']}"
-    return None
+def _header(row: list[str], kernel: str) -> list[str]:
+    """The block's column names; with source lines, the first of the two 'Source' columns (the
+    line's code) is renamed 'Line Source' so that 'Source' is the SASS, as without."""
+    header = list(row)
+    if header[0] == "Line No" and header.count("Source") == 2:
+        header[header.index("Source")] = "Line Source"
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise GmbError(f"the source page of kernel '{kernel}' has no column "
+                       f"'{missing[0]}': profile with --section SourceCounters")
+    return header
 
 
 def kernels(accesses: list[Access]) -> list[str]:
