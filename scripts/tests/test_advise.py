@@ -246,3 +246,29 @@ def test_without_results_a_report_of_a_gpu_the_suite_has_run_on_uses_its_newest_
         pytest.skip("no results/ here")
     out = advise_example("transpose_naive")
     assert out.startswith("GB/s of the built-ins: ") and "nvidia-h100-80gb-hbm3" in out
+
+
+def test_save_writes_a_new_folder_with_the_report_the_advice_and_its_figure(
+        advise_example, tmp_path):
+    pytest.importorskip("matplotlib")
+    first = advise_example("transpose_naive", "--save", "--out", str(tmp_path))
+    second = advise_example("transpose_naive", "--save", "--out", str(tmp_path))
+    folders = sorted((tmp_path / "nvidia-h100-80gb-hbm3").iterdir())
+    assert len(folders) == 2 and all(f.name.endswith(("-advise", "-advise-2")) for f in folders)
+    for folder, out in zip(folders, (first, second)):
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "advice.json", "advice.md", "advice.png", "report.ncu-rep"]
+        assert f"gmb: wrote {folder / 'advice.md'}" in out
+    md = (folders[0] / "advice.md").read_text()
+    assert md.startswith("# gmb advise\n\nCommand: `scripts/gmb advise ")
+    assert "fix column walk (1 access at transpose_naive.cu:11" in md
+    saved = json.loads((folders[0] / "advice.json").read_text())
+    assert saved["kernels"][1]["fixes"][0]["class"] == "column walk"
+
+
+def test_save_refuses_a_csv_export_and_out_needs_save(tmp_path):
+    for args, words in (((str(PROBE), "--save"), "--save needs the GPU's name"),
+                        ((str(PROBE), "--out", str(tmp_path)), "--out names where --save")):
+        done = gmb("advise", *args)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode != 0 and len(lines) == 1 and words in lines[0], done.stderr

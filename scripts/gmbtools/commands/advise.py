@@ -14,17 +14,19 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from gmbtools.analysis.advise_match import advise
 from gmbtools.analysis.advise_whatif import best_rates, what_if
-from gmbtools.commands import stopping
-from gmbtools.data import ncu_launches, ncu_source, results
+from gmbtools.commands import binaries, stopping
+from gmbtools.data import files, ncu_launches, ncu_source, results
 from gmbtools.data.ncu_launches import KernelTime
 from gmbtools.errors import GmbError
-from gmbtools.present.advise_text import as_json, text
+from gmbtools.present.advise_text import as_json, markdown, text
 
 SECTIONS = ("SourceCounters",)
+REPO = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -35,11 +37,18 @@ class Options:
     results: Path | None
     json: bool
     keep: Path | None
+    save: bool = False
+    out: Path | None = None  # results root for --save; default <repo>/results
+    command: str = "scripts/gmb advise"
 
 
 def run(options: Options) -> int:
     pattern = _kernel_regex(options.kernel)
     times: dict[str, KernelTime] = {}
+    report: Path | None = options.report
+    if options.save and options.report is not None and options.report.suffix == ".csv":
+        raise GmbError("--save needs the GPU's name: give the report (.ncu-rep) or an "
+                       "application after --, not a CSV export")
     if options.app:
         report = profile(options.app, options.kernel, options.keep or _report_name())
         # on stderr under --json, so that stdout stays one JSON document
@@ -71,17 +80,58 @@ def run(options: Options) -> int:
         print(json.dumps(as_json(found, whatifs, where), indent=1))
     else:
         print(text(found, whatifs, where), end="")
+    if options.save:
+        _save(options, report, times, found, whatifs, where)
     return 0
+
+
+def _save(options: Options, report: Path | None, times: dict[str, KernelTime],
+          found: list, whatifs: list, where: str | None) -> Path:
+    """A new folder results/<gpu slug>/<stamp>-advise (never an old one): the report,
+    advice.md, advice.json and advice.png; each file whole or not at all."""
+    slug = _slug(times)
+    if slug is None:
+        raise GmbError("the report names no GPU (its raw page has no device name); nothing saved")
+    root = (options.out or REPO / "results").resolve()
+    folder = binaries.make_run_dir(root, slug, datetime.now(), "-advise")
+    say = sys.stderr if options.json else sys.stdout
+    try:
+        if report is not None:
+            files.write_whole(folder / "report.ncu-rep", report.read_bytes())
+        files.write_whole(folder / "advice.md", markdown(found, whatifs, where, options.command))
+        files.write_whole(folder / "advice.json",
+                          json.dumps(as_json(found, whatifs, where), indent=1) + "\n")
+    except OSError as err:
+        raise GmbError(f"{files.write_error(err, folder)}: the advice above is the whole result; "
+                       f"{folder} keeps the files written whole") from None
+    print(f"gmb: wrote {folder / 'advice.md'}", file=say, flush=True)
+    try:
+        from gmbtools.present.advise_figure import draw
+
+        print(f"gmb: wrote {draw(folder, found, whatifs)}", file=say, flush=True)
+    except ImportError as err:
+        print(f"gmb: no advice.png: {err} (python3 -m pip install -r scripts/requirements.txt)",
+              file=say, flush=True)
+    return folder
+
+
+def _slug(times: dict[str, KernelTime]) -> str | None:
+    """The profiled GPU's slug as `gmb run` names its results folders (the one GPU the raw page
+    names), or None."""
+    devices = {t.device for t in times.values() if t.device}
+    if len(devices) != 1:
+        return None
+    slug = re.sub(r"[^a-z0-9]+", "-", devices.pop().lower()).strip("-")
+    return slug if binaries.SLUG.fullmatch(slug) else None
 
 
 def _reference_folder(times: dict[str, KernelTime]) -> Path | None:
     """Without --results: the newest full run of the profiled GPU among the suite's own
     results (results/<gpu slug>/), if there is one."""
-    devices = {t.device for t in times.values() if t.device}
-    if len(devices) != 1:
+    slug = _slug(times)
+    if slug is None:
         return None
-    slug = re.sub(r"[^a-z0-9]+", "-", devices.pop().lower()).strip("-")
-    root = Path(__file__).resolve().parents[3] / "results" / slug
+    root = REPO / "results" / slug
     runs = sorted((d for d in root.glob("*") if (d / "run_info.json").is_file()
                    and (d / "default.json.gz").is_file()), reverse=True)
     return runs[0] if runs else None

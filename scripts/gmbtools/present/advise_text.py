@@ -15,7 +15,7 @@ def text(advice: list[Advice], whatifs: list[KernelWhatIf], results: str | None)
     timed = {w.kernel: w for w in whatifs}
     for kernel in dict.fromkeys(a.access.kernel for a in advice):
         mine = [a for a in advice if a.access.kernel == kernel]
-        lines += ["", f"kernel {kernel}", _HEADER] + [_row(same) for same in _alike(mine)]
+        lines += ["", f"kernel {kernel}", _HEADER] + [_row(same) for same in alike(mine)]
         if kernel in timed:
             lines += _whatif(timed[kernel])
         else:
@@ -23,7 +23,12 @@ def text(advice: list[Advice], whatifs: list[KernelWhatIf], results: str | None)
     return "\n".join(lines) + "\n"
 
 
-def _alike(mine: list[Advice]) -> list[list[Advice]]:
+def short_name(kernel: str) -> str:
+    """A kernel's name without its parameter list."""
+    return kernel.split("(")[0] if "(" in kernel else kernel
+
+
+def alike(mine: list[Advice]) -> list[list[Advice]]:
     """The accesses, those of one line that behave alike (an unrolled loop's) in one row."""
     rows: dict[tuple, list[Advice]] = {}
     for a in mine:
@@ -99,6 +104,22 @@ def _sectors_only(mine: list[Advice]) -> list[str]:
                    f"sectors needed; fixed, the kernel moves {saved:.0%} fewer sectors. "
                    f"{_fix(first)}")
     return out
+
+
+def markdown(advice: list[Advice], whatifs: list[KernelWhatIf], results: str | None,
+             command: str) -> str:
+    """advice.md of a saved `gmb advise`: the command, the text, and how to read it."""
+    return (f"# gmb advise\n\nCommand: `{command}`\n\n```text\n{text(advice, whatifs, results)}"
+            f"```\n\n{HOW}\n")
+
+
+HOW = ("Each row is a global load or store of the kernel (those of one source line that behave "
+       "alike in one row): sectors per request against the ideal, 128-B lines per request, its "
+       "share of the kernel's sectors, its class and the built-in benchmark it behaves like. The "
+       "time lines split a launch's measured time into the bytes it needs at the GPU's best "
+       "coalesced kernel and the rest, shared among the groups of accesses that move more "
+       "sectors than needed; each fix line is the predicted time with that group fixed. How, "
+       "and where it is wrong: docs/advise.md.")
 
 
 def as_json(advice: list[Advice], whatifs: list[KernelWhatIf], results: str | None) -> dict:

@@ -1,6 +1,7 @@
 """`gmb advise`: its options and its handler (commands/advise.py reads or profiles)."""
 
 import argparse
+import shlex
 from pathlib import Path
 
 from gmbtools.commands.subcommands.options import unrecognized
@@ -21,6 +22,12 @@ def advise_arguments(advise: argparse.ArgumentParser) -> None:
                         help="with -- APP: where to keep the report (default "
                              "advise-<YYYYmmdd-HHMMSS>.ncu-rep here, never overwritten)")
     advise.add_argument("--json", action="store_true", help="print JSON instead of text")
+    advise.add_argument("--save", action="store_true",
+                        help="also write results/<gpu_slug>/<YYYYmmdd-HHMMSS>-advise/ with the "
+                             "report, advice.md, advice.json and advice.png")
+    advise.add_argument("--out", type=Path, metavar="ROOT",
+                        help="with --save: the results root (default: the repository's "
+                             "results/)")
 
 
 def advise_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) -> int:
@@ -43,5 +50,9 @@ def advise_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) 
                        "after --")
     if args.keep is not None and args.keep.exists():
         raise GmbError(f"{args.keep}: exists; --keep never overwrites a report")
+    if args.out is not None and not args.save:
+        raise GmbError("--out names where --save writes; add --save")
     return advise.run(advise.Options(report=report, app=app, kernel=args.kernel,
-                                     results=args.results, json=args.json, keep=args.keep))
+                                     results=args.results, json=args.json, keep=args.keep,
+                                     save=args.save, out=args.out,
+                                     command=shlex.join(["scripts/gmb", *argv])))
