@@ -7,12 +7,15 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import GMB
+from conftest import FIXTURES, GMB
+from gmbtools.data.ncu_source import read_source_csv
 
 EXAMPLES = GMB.resolve().parents[1] / "build" / "release" / "examples"
+PROBE = FIXTURES / "advise" / "probe.cu"
 
 
 def _gpu() -> bool:
@@ -75,3 +78,39 @@ def test_the_predicted_time_with_the_line_fixed_is_within_15_percent_of_the_fixe
     print(f"{broken}: predicted {predicted * 1e3:.4f} ms with the line fixed; "
           f"{fixed}: {measured * 1e3:.4f} ms")
     assert predicted == pytest.approx(measured, rel=0.15)
+
+
+def _nvcc() -> str | None:
+    return shutil.which("nvcc") or next(
+        (str(p) for p in (Path("/usr/local/cuda/bin/nvcc"),) if p.is_file()), None)
+
+
+def test_a_program_not_among_the_examples_gets_its_lines_named_as_nsight_compute_counts(
+        tmp_path):
+    """fixtures/advise/probe.cu, built here with -lineinfo: four kernels of its own."""
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("needs nvcc")
+    app, report = tmp_path / "probe", tmp_path / "probe.ncu-rep"
+    subprocess.run([nvcc, "-O3", "-lineinfo", "-arch=native", "-o", str(app), str(PROBE)],
+                   check=True, capture_output=True)
+    done = subprocess.run([sys.executable, str(GMB), "advise", "--json", "--keep", str(report),
+                           "--", str(app)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    kernels = {k["kernel"].split("(")[0]: k for k in json.loads(done.stdout)["kernels"]}
+    top = {name: max(k["accesses"], key=lambda a: a["share_of_kernel_sectors"])
+           for name, k in kernels.items()}
+    assert (top["stride3"]["where"], top["stride3"]["class"], top["stride3"]["stride"]) == (
+        "probe.cu:7", "strided", 3)
+    assert (top["aos_update"]["class"], top["aos_update"]["stride"]) == ("strided", 8)
+    assert top["transpose_naive"]["class"] == "column walk"
+    # a hashed gather over 64 MiB, most of it in the L2: a walk or scattered (docs/advise.md)
+    assert top["gather_hash"]["class"] in ("column walk", "scattered")
+    # Nsight Compute's own numbers, read from the kept report without gmb's reader of it
+    export = subprocess.run(["ncu", "--import", str(report), "--page", "source", "--csv",
+                             "--print-source", "sass"], capture_output=True, text=True,
+                            check=True).stdout
+    own = {(a.kernel.split("(")[0], a.address): a.sectors / a.requests
+           for a in read_source_csv(export)}
+    for name, access in top.items():
+        assert access["sectors_per_request"] == pytest.approx(own[(name, access["address"])])
