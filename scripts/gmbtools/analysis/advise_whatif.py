@@ -6,9 +6,10 @@ time T of a launch in two:
 
 - the floor: the bytes the kernel needs at the rate of the GPU's best coalesced kernel of the
   same kind (copy where loads and stores each move 5% of the bytes or more; else read or
-  write), measured in a results folder of
-  this GPU. The bytes are the accesses' ideal sectors, or the DRAM bytes the profile counted
-  where fewer (lines re-used through the caches are fetched once);
+  write), measured in a results folder of this GPU; for a fix the catalog measures as a
+  kernel of its own (FIX_TWINS: a column walk's tiled transpose), at that kernel's rate. The
+  bytes are the accesses' ideal sectors, or the DRAM bytes the profile counted where fewer
+  (lines re-used through the caches are fetched once);
 - the excess, T minus the floor, shared among the groups by their excess sectors (sectors
   beyond the ideal count, Nsight Compute's own).
 
@@ -40,6 +41,7 @@ class Rate:
 class Fix:
     group: list[Advice]
     seconds: float  # predicted time of a launch with the group fixed
+    rate: Rate | None = None  # the fixed kernel's rate where the fix has a twin of its own
 
     @property
     def label(self) -> str:
@@ -58,9 +60,17 @@ class KernelWhatIf:
     fixes: list[Fix]
 
 
+# A fix the catalog measures as a kernel of its own: a column walk fixed is the transpose
+# ladder's tiled rung (32 x 8 threads, a padded 32 x 32 tile), whose shared-memory round trip
+# keeps it below the best copy.
+FIX_TWINS = {"column walk": "tiled transpose"}
+
+
 def best_rates(gbs: dict[str, float]) -> dict[str, Rate]:
-    """The best coalesced copy (a kernel or ref/memcpy_d2d), read and write of a folder."""
-    prefixes = {"copy": ("copy/", "ref/memcpy_d2d"), "read": ("read/",), "write": ("write/",)}
+    """The best coalesced copy (a kernel or ref/memcpy_d2d), read and write of a folder, and
+    the rates of the fixes the catalog measures (FIX_TWINS)."""
+    prefixes = {"copy": ("copy/", "ref/memcpy_d2d"), "read": ("read/",), "write": ("write/",),
+                "tiled transpose": ("transpose/f32/tile_rows8/",)}
     out: dict[str, Rate] = {}
     for kind, starts in prefixes.items():
         found = [(v, k) for k, v in gbs.items() if k.startswith(starts) and v > 0]
@@ -95,11 +105,13 @@ def _kernel(kernel: str, mine: list[Advice], time: KernelTime,
     fixes = []
     for group in _groups(mine, extra):
         removed = sum(extra[id(a)] for a in group)
+        own = rates.get(FIX_TWINS.get(group[0].kind, ""))
+        group_floor = needed / (own.gbs * 1e9) if own else floor
         if dram_bound:
-            seconds = time.seconds - (time.seconds - floor) * removed / all_extra
+            seconds = time.seconds - (time.seconds - group_floor) * removed / all_extra
         else:
             seconds = time.seconds * (1 - removed / sectors) if sectors else time.seconds
-        fixes.append(Fix(group=group, seconds=seconds))
+        fixes.append(Fix(group=group, seconds=seconds, rate=own if dram_bound else None))
     return KernelWhatIf(kernel=kernel, time=time, needed_bytes=needed, rate=rate,
                         floor_seconds=floor, bound=_DRAM if dram_bound else _L2,
                         fixes=sorted(fixes, key=lambda f: f.seconds))

@@ -3,7 +3,7 @@ with what each costs and the built-in it behaves like; then its time, what its b
 take coalesced and the predicted time with each group of accesses fixed; or the same as JSON."""
 
 from gmbtools.analysis.advise_match import Advice
-from gmbtools.analysis.advise_whatif import KernelWhatIf
+from gmbtools.analysis.advise_whatif import Fix, KernelWhatIf
 
 _HEADER = ("  where | op | bytes/lane | requests | sectors/req (ideal) | lines/req | share | "
            "class | behaves like")
@@ -77,8 +77,13 @@ def _whatif(w: KernelWhatIf) -> list[str]:
         many = len(fix.group) > 1
         out.append(f"  fix {fix.label} ({len(fix.group)} access{'es' if many else ''} at "
                    f"{where}{code}): {fix.seconds * 1e3:.3f} ms predicted, "
-                   f"{t.seconds / fix.seconds:.2f}x faster ({w.bound}). {_fix(first)}")
+                   f"{t.seconds / fix.seconds:.2f}x faster ({w.bound}{_at(fix)}). "
+                   f"{_fix(first)}")
     return out
+
+
+def _at(fix: Fix) -> str:
+    return f"; fixed, at {fix.rate.name}'s {fix.rate.gbs:.1f} GB/s" if fix.rate else ""
 
 
 def _fix(a: Advice) -> str:
@@ -153,5 +158,7 @@ def _timed(w: KernelWhatIf) -> dict:
             "floor_seconds": w.floor_seconds, "bound": w.bound,
             "fixes": [{"class": f.label, "where": [a.access.where for a in f.group],
                        "addresses": [a.access.address for a in f.group],
-                       "predicted_seconds": f.seconds} for f in w.fixes]}
+                       "predicted_seconds": f.seconds,
+                       "fixed_rate": None if f.rate is None else
+                       {"benchmark": f.rate.name, "gbs": f.rate.gbs}} for f in w.fixes]}
 
