@@ -74,6 +74,8 @@ def test_what_fixing_a_line_saves_is_its_excess_over_the_kernels_sectors():
 
 @pytest.mark.parametrize("counts, expected", [
     ((4, 4, 1, 32, 4), ("coalesced", None)),
+    ((1, 1, 1, 32, 4), ("broadcast", None)),  # every lane one word: warp/broadcast
+    ((1, 1, 1, 8, 4), ("coalesced", None)),  # 8 lanes' 32 B fill the one sector anyway
     ((5, 4, 2, 32, 4), ("misaligned", None)),
     ((8, 4, 2, 32, 4), ("strided", 2)),
     ((16, 16, 4, 32, 16), ("coalesced", None)),

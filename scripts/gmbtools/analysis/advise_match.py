@@ -120,7 +120,11 @@ def _one(a: Access, kernel_sectors: float, gbs: dict[str, float]) -> Advice:
 
 def classify(sectors: float, ideal: float, lines: float, lanes: float,
              word_bytes: float) -> tuple[str, int | None]:
-    """(class, stride in elements or None) of an access with these counts per request."""
+    """(class, stride in elements or None) of an access with these counts per request. A
+    permutation of a warp's own words is coalesced to these counters (it is:
+    warp/permute_segment runs as fast); lanes that all read one word are a broadcast."""
+    if sectors <= ideal + _SLACK and ideal <= 1 + _SLACK and lanes * word_bytes > SECTOR_BYTES:
+        return "broadcast", None
     if sectors <= ideal + _SLACK:
         return "coalesced", None
     fewest_lines = math.ceil(lanes * word_bytes / LINE_BYTES - _SLACK)
@@ -140,6 +144,8 @@ def twin_of(kind: str, stride: int | None, operation: str, word_bytes: float) ->
     """The built-in benchmark that does to memory what the access does."""
     op = "write" if operation == "Store" else "read"
     word = WORDS.get(int(word_bytes))
+    if kind == "broadcast":
+        return "warp/broadcast" if op == "read" else None
     if kind == "coalesced":
         return f"{op}/{word}/ilp:1/grid:full" if word else None
     if kind == "misaligned":
