@@ -274,3 +274,63 @@ def test_save_refuses_a_csv_export_and_out_needs_save(tmp_path):
         done = gmb("advise", *args)
         lines = done.stderr.strip().splitlines()
         assert done.returncode != 0 and len(lines) == 1 and words in lines[0], done.stderr
+
+
+FAKE_GMB = """#!{python}
+import json, os, shutil, sys
+from pathlib import Path
+repo = Path(__file__).resolve().parents[1]
+with open(repo / "calls.log", "a") as log:
+    log.write(json.dumps(sys.argv[1:]) + "\\n")
+if os.environ.get("FAKE_GMB_FAIL"):
+    sys.exit(3)
+folder = repo / "results" / "fake-gpu" / f"2099010{{len(list(repo.glob('results/*/*')))}}-000000"
+folder.mkdir(parents=True)
+(folder / "run_info.json").write_text("{{}}")
+shutil.copy({run!r}, folder / "default.json.gz")
+"""
+
+
+@pytest.fixture
+def fake_gmb_repo(tmp_path, monkeypatch):
+    from gmbtools.commands import advise_twins
+    if not H100_TIME_RUN.is_dir():
+        pytest.skip("no results/ here")
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    gmb_script = repo / "scripts" / "gmb"
+    gmb_script.write_text(FAKE_GMB.format(python=sys.executable,
+                                          run=str(H100_TIME_RUN / "default.json.gz")))
+    gmb_script.chmod(0o755)
+    monkeypatch.setattr(advise_twins, "REPO", repo)
+    return repo
+
+
+def test_without_a_run_of_the_gpu_a_short_run_measures_just_the_built_ins_once(fake_gmb_repo):
+    from gmbtools.commands.advise_twins import twin_gbs
+    from gmbtools.data.ncu_launches import KernelTime
+    times = {"k": KernelTime("k", 1, 1e-3, 1e6, device="Fake GPU")}
+    folder, gbs = twin_gbs(None, times, {"stride/f32/read/s:8"}, True, 1)
+    assert folder.parent == fake_gmb_repo / "results" / "fake-gpu"
+    assert gbs["stride/f32/read/s:8"] > 0 and gbs["ref/memcpy_d2d"] > 0
+    calls = [json.loads(line) for line in (fake_gmb_repo / "calls.log").read_text().splitlines()]
+    assert len(calls) == 1 and calls[0][:5] == ["run", "--flavors", "default", "--device", "1"]
+    pattern = calls[0][5].split("=", 1)[1]
+    import re
+    assert re.match(pattern, "stride/f32/read/s:8/manual_time")
+    assert re.match(pattern, "transpose/f32/tile_rows8/n:16384")
+    assert not re.match(pattern, "stride/f32/read/s:16")
+    # the next advice of that GPU finds the run: nothing measured again
+    assert twin_gbs(None, times, {"stride/f32/read/s:8"}, True, 1)[0] == folder
+    assert len((fake_gmb_repo / "calls.log").read_text().splitlines()) == 1
+
+
+def test_a_failed_short_run_is_one_error_and_no_measure_runs_nothing(fake_gmb_repo, monkeypatch):
+    from gmbtools.commands.advise_twins import twin_gbs
+    from gmbtools.data.ncu_launches import KernelTime
+    times = {"k": KernelTime("k", 1, 1e-3, 1e6, device="Fake GPU")}
+    assert twin_gbs(None, times, {"gather/random"}, False, 0) == (None, {})
+    assert not (fake_gmb_repo / "calls.log").exists()
+    monkeypatch.setenv("FAKE_GMB_FAIL", "1")
+    with pytest.raises(GmbError, match="the short run of the built-ins failed .*exited with 3"):
+        twin_gbs(None, times, {"gather/random"}, True, 0)

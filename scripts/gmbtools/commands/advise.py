@@ -19,14 +19,13 @@ from pathlib import Path
 
 from gmbtools.analysis.advise_match import advise
 from gmbtools.analysis.advise_whatif import best_rates, what_if
-from gmbtools.commands import binaries, stopping
-from gmbtools.data import files, ncu_launches, ncu_source, results
+from gmbtools.commands import advise_twins, binaries, stopping
+from gmbtools.data import files, ncu_launches, ncu_source
 from gmbtools.data.ncu_launches import KernelTime
 from gmbtools.errors import GmbError
 from gmbtools.present.advise_text import as_json, markdown, text
 
 SECTIONS = ("SourceCounters",)
-REPO = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,8 @@ class Options:
     keep: Path | None
     save: bool = False
     out: Path | None = None  # results root for --save; default <repo>/results
+    measure: bool = True  # without results of the GPU, run the built-ins it needs
+    device: int = 0  # where that short run measures
     command: str = "scripts/gmb advise"
 
 
@@ -70,10 +71,11 @@ def run(options: Options) -> int:
                            f"'{options.kernel}'")
     if not accesses:
         raise GmbError("the report has no global load or store with source counters")
-    folder = options.results or _reference_folder(times)
-    gbs = _gbs(folder)
-    found = advise(accesses, gbs, {k: t.dram_bytes for k, t in times.items()
-                                   if t.dram_bytes is not None})
+    dram = {k: t.dram_bytes for k, t in times.items() if t.dram_bytes is not None}
+    needed = {a.twin for a in advise(accesses, {}, dram) if a.twin}
+    folder, gbs = advise_twins.twin_gbs(options.results, times, needed, options.measure,
+                                        options.device)
+    found = advise(accesses, gbs, dram)
     whatifs = what_if(found, times, best_rates(gbs))
     where = str(folder) if folder else None
     if options.json:
@@ -89,10 +91,10 @@ def _save(options: Options, report: Path | None, times: dict[str, KernelTime],
           found: list, whatifs: list, where: str | None) -> Path:
     """A new folder results/<gpu slug>/<stamp>-advise (never an old one): the report,
     advice.md, advice.json and advice.png; each file whole or not at all."""
-    slug = _slug(times)
+    slug = advise_twins.slug_of(times)
     if slug is None:
         raise GmbError("the report names no GPU (its raw page has no device name); nothing saved")
-    root = (options.out or REPO / "results").resolve()
+    root = (options.out or advise_twins.REPO / "results").resolve()
     folder = binaries.make_run_dir(root, slug, datetime.now(), "-advise")
     say = sys.stderr if options.json else sys.stdout
     try:
@@ -113,28 +115,6 @@ def _save(options: Options, report: Path | None, times: dict[str, KernelTime],
         print(f"gmb: no advice.png: {err} (python3 -m pip install -r scripts/requirements.txt)",
               file=say, flush=True)
     return folder
-
-
-def _slug(times: dict[str, KernelTime]) -> str | None:
-    """The profiled GPU's slug as `gmb run` names its results folders (the one GPU the raw page
-    names), or None."""
-    devices = {t.device for t in times.values() if t.device}
-    if len(devices) != 1:
-        return None
-    slug = re.sub(r"[^a-z0-9]+", "-", devices.pop().lower()).strip("-")
-    return slug if binaries.SLUG.fullmatch(slug) else None
-
-
-def _reference_folder(times: dict[str, KernelTime]) -> Path | None:
-    """Without --results: the newest full run of the profiled GPU among the suite's own
-    results (results/<gpu slug>/), if there is one."""
-    slug = _slug(times)
-    if slug is None:
-        return None
-    root = REPO / "results" / slug
-    runs = sorted((d for d in root.glob("*") if (d / "run_info.json").is_file()
-                   and (d / "default.json.gz").is_file()), reverse=True)
-    return runs[0] if runs else None
 
 
 def _kernel_regex(kernel: str | None) -> re.Pattern | None:
@@ -226,15 +206,3 @@ def profile(app: tuple[str, ...], kernel: str | None, report: Path) -> Path:
         raise GmbError("Nsight Compute profiled no kernel" + (f" matching --kernel '{kernel}'"
                                                               if kernel else ""))
     return report
-
-
-def _gbs(folder: Path | None) -> dict[str, float]:
-    """Benchmark name -> median GB/s of the folder's default flavor (else its first)."""
-    if folder is None:
-        return {}
-    loaded = results.load_folder(folder)
-    readable = [r for r in loaded.values() if isinstance(r, results.Results)]
-    if not readable:
-        raise GmbError(f"{folder}: no results file could be read")
-    medians = results.median_by_name(readable[0].records)
-    return {name: m.gbs for name, m in medians.items() if m.gbs is not None}

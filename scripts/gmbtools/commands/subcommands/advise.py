@@ -4,7 +4,7 @@ import argparse
 import shlex
 from pathlib import Path
 
-from gmbtools.commands.subcommands.options import unrecognized
+from gmbtools.commands.subcommands.options import non_negative, unrecognized
 from gmbtools.errors import GmbError
 
 
@@ -17,7 +17,14 @@ def advise_arguments(advise: argparse.ArgumentParser) -> None:
                         help="only the kernels whose names match (also what is profiled)")
     advise.add_argument("--results", type=Path, metavar="DIR",
                         help="a results folder of the same GPU: the GB/s of each matched "
-                             "built-in")
+                             "built-in (default: the newest run of that GPU in results/ that "
+                             "holds them, else a short run of just them)")
+    advise.add_argument("--no-measure", dest="measure", action="store_false",
+                        help="without results of the GPU, do not run the built-ins (no GB/s, "
+                             "no time with a fix)")
+    advise.add_argument("--device", type=non_negative, default=0, metavar="N",
+                        help="the GPU of that short run, numbered as nvidia-smi does "
+                             "(default 0)")
     advise.add_argument("--keep", type=Path, metavar="FILE",
                         help="with -- APP: where to keep the report (default "
                              "advise-<YYYYmmdd-HHMMSS>.ncu-rep here, never overwritten)")
@@ -54,5 +61,6 @@ def advise_handler(args: argparse.Namespace, extra: list[str], argv: list[str]) 
         raise GmbError("--out names where --save writes; add --save")
     return advise.run(advise.Options(report=report, app=app, kernel=args.kernel,
                                      results=args.results, json=args.json, keep=args.keep,
-                                     save=args.save, out=args.out,
+                                     save=args.save, out=args.out, measure=args.measure,
+                                     device=args.device,
                                      command=shlex.join(["scripts/gmb", *argv])))
