@@ -33,7 +33,7 @@ MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",
                      "bytes_in_flight_per_sm", "resident_blocks_per_sm", "block_slot_ns",
                      "blocks_per_us", "rung")
 CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
-                   "gpu_sms", "gpu_cc", "gpu_facts", "date")
+                   "gpu_sms", "gpu_cc", "gpu_facts", "gpu_peer_link_gbs", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these
 
 ROW_COLUMNS = (

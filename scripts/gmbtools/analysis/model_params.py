@@ -17,6 +17,8 @@ number measured by the benchmark it predicts (docs/model.md):
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
+| `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
+| `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
 the check that no parameter comes from the family it predicts: a parameter whose source is
@@ -47,6 +49,7 @@ SOURCES = {
     "copy_gbs": "ref/memcpy_d2d",
     "host_read_gbs": "ref/memcpy_h2d/mem:pinned",
     "host_write_gbs": "ref/memcpy_d2h/mem:pinned",
+    "peer_ce_gbs": "ref/memcpy_peer/dir:push",
     "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
     "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
     "load_slot_ns": ("read/f32/ilp:1/grid:full",),
@@ -88,6 +91,8 @@ class Params:
     persistent_copy_gbs: float | None = None
     host_read_gbs: float | None = None  # the copy engine over the host link, to the GPU
     host_write_gbs: float | None = None  # ... from it
+    peer_ce_gbs: float | None = None  # the copy engine's pushes to the peer (read + written)
+    peer_link_gbs: float | None = None  # the peer link's rate each way (NVML)
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
@@ -154,8 +159,9 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if p.read_curve is not None:
         take("read_gbs", p.read_curve.most_gbs, SOURCES["read_gbs"] + "/*")
     take("write_gbs", value(SOURCES["write_gbs"]), SOURCES["write_gbs"])
-    for key in ("copy_gbs", "host_read_gbs", "host_write_gbs"):
+    for key in ("copy_gbs", "host_read_gbs", "host_write_gbs", "peer_ce_gbs"):
         take(key, value(SOURCES[key]), SOURCES[key])
+    take("peer_link_gbs", _context(rows, "gpu_peer_link_gbs", float), "gpu_peer_link_gbs")
     rate = value(SOURCES["block_rate"][0], "blocks_per_us")
     if rate is not None:
         take("block_rate", rate / 1e3, SOURCES["block_rate"][0])

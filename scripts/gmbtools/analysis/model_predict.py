@@ -10,7 +10,7 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 import pandas as pd
 
 from gmbtools.analysis import (model_bounds, model_chases, model_launches, model_links,
-                               model_onchip, model_params, model_shapes)
+                               model_onchip, model_params, model_peer, model_shapes)
 
 OUT_COLUMNS = ("model_gbs", "model_bound")
 
@@ -56,5 +56,8 @@ def predict_row(params: model_params.Params, row) -> tuple[float | None, str | N
     if family == "host":
         gbs = model_links.host_gbs(params, row)
         return (gbs, model_links.LINK) if gbs else (None, None)
+    if family == "peer":
+        gbs = model_peer.peer_gbs(params, row)
+        return (gbs, model_peer.PEER) if gbs else (None, None)
     shape = model_shapes.shape_of(row)
     return (None, None) if shape is None else model_bounds.predict(params, shape)

@@ -1,0 +1,59 @@
+"""The peer link's model (analysis/model_peer.py): its arithmetic on numbers worked by hand,
+and on the committed two-GPU node run (results/nvidia-h100-80gb-hbm3/20261125-222925) every
+peer kernel predicted from the copy engine's pushes and NVML's link rate alone."""
+
+from pathlib import Path
+
+import pytest
+
+from gmbtools.analysis import frame, model_params, model_peer
+from gmbtools.data import results
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_RUN = REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261125-222925"
+
+
+def row(name, ld=4.0, st=4.0):
+    return {"name": name, "model_ld_sectors_per_req": ld, "model_st_sectors_per_req": st}
+
+
+def test_the_link_bound_worked_by_hand():
+    p = model_params.Params(peer_ce_gbs=800.0, peer_link_gbs=480.0)
+    one_way = 400.0 * (128 / 144) / (256 / 272)  # 377.8: SM payload each way
+    assert model_peer.SM_SHARE == pytest.approx((128 / 144) / (256 / 272))
+    assert model_peer.peer_gbs(p, row("peer/read/f32/ilp:1")) == pytest.approx(one_way)
+    assert model_peer.peer_gbs(p, row("peer/write/f32x4/ilp:1", st=16.0)) == pytest.approx(
+        one_way)
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/ilp:1/dir:pull")) == pytest.approx(
+        2 * one_way)
+    # a word per sector: 128 useful bytes of 1,024 over the link
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/s:8/dir:pull", ld=32.0)) == pytest.approx(
+        2 * one_way / 8)
+    # both ways: each direction carries one pull's data and the other's 16-B requests
+    both = 4 * 480.0 / (480.0 / one_way + 16 / 128)
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/ilp:1/dir:both")) == pytest.approx(both)
+    assert both < 4 * one_way
+    for unmodelled in ("peer/copy/f32/off:1/dir:pull", "peer/chase/ws:16384/lanes:1"):
+        assert model_peer.peer_gbs(p, row(unmodelled, ld=5.0)) is None
+    assert model_peer.peer_gbs(model_params.Params(peer_ce_gbs=800.0),
+                               row("peer/read/f32/ilp:1")) is None  # no link rate: no bound
+
+
+def test_every_peer_kernel_of_the_node_run_is_within_3_percent_of_the_link_model():
+    folders = sorted(NODE_RUN.glob("gpu*")) if NODE_RUN.is_dir() else []
+    if not folders:
+        pytest.skip("no results/ here")
+    for folder in folders:
+        medians = frame.readable_medians(folder, results.load_folder(folder))
+        peer = medians.loc[(medians["family"] == "peer") & (medians["flavor"] == "default")]
+        predicted = peer.loc[peer["model_gbs"].notna()]
+        assert len(predicted) == 26 and set(predicted["model_bound"]) == {model_peer.PEER}
+        ratio = predicted["gbs"] / predicted["model_gbs"]
+        assert ratio.between(0.97, 1.03).all(), predicted.assign(ratio=ratio)[["name", "ratio"]]
+        left = set(peer.loc[peer["model_gbs"].isna(), "name"])
+        assert left == {"peer/copy/f32/off:1/dir:pull", "peer/chase/ws:16384/lanes:1",
+                        "peer/chase/ws:1048576/lanes:1", "peer/chase/ws:268435456/lanes:1"}
+        p = model_params.params_from(medians.loc[medians["flavor"] == "default"],
+                                     without="peer")
+        assert p.sources["peer_ce_gbs"] == "ref/memcpy_peer/dir:push"
+        assert p.peer_link_gbs == pytest.approx(478.12)
