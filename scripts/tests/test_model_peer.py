@@ -57,3 +57,23 @@ def test_every_peer_kernel_of_the_node_run_is_within_3_percent_of_the_link_model
                                      without="peer")
         assert p.sources["peer_ce_gbs"] == "ref/memcpy_peer/dir:push"
         assert p.peer_link_gbs == pytest.approx(478.12)
+
+
+def test_wire_bytes_per_useful_byte_count_sectors_headers_and_the_other_ways_requests():
+    assert model_peer.link_bytes(row("peer/read/f32/ilp:1")) == pytest.approx(144 / 128)
+    assert model_peer.link_bytes(row("peer/copy/f32/s:8/dir:pull", ld=32.0)) == pytest.approx(
+        8 * 144 / 128)
+    assert model_peer.link_bytes(row("peer/copy/f32/ilp:1/dir:both")) == pytest.approx(
+        144 / 128 + 16 / 128)
+    assert model_peer.link_bytes(row("peer/chase/ws:16384/lanes:1")) is None
+
+
+def test_the_frame_carries_the_link_bytes_of_peer_rows_only():
+    folders = sorted(NODE_RUN.glob("gpu*")) if NODE_RUN.is_dir() else []
+    if not folders:
+        pytest.skip("no results/ here")
+    medians = frame.readable_medians(folders[0], results.load_folder(folders[0]))
+    peer = medians["family"] == "peer"
+    assert medians.loc[~peer, "model_link_bytes"].isna().all()
+    both = medians.loc[medians["name"] == "peer/copy/f32/ilp:1/dir:both", "model_link_bytes"]
+    assert both.iloc[0] == pytest.approx(1.25)

@@ -43,8 +43,8 @@ ROW_COLUMNS = (
 )
 MEDIAN_COLUMNS = (
     *NAME_COLUMNS, "gbs", "gbs_lo", "gbs_hi", "spread", "repetitions", "pct_peak", "cv",
-    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "model_bound", "inflight_fit_gbs",
-    "headline", "error", "flavor",
+    *MODEL_COUNTERS, *MEASURED_COUNTERS, "model_gbs", "model_bound", "model_link_bytes",
+    "inflight_fit_gbs", "headline", "error", "flavor",
     *CONTEXT_COLUMNS, "file",
 )
 
@@ -125,6 +125,7 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
                 **{key: median.counters.get(key) for key in MEASURED_COUNTERS},
                 "model_gbs": None,
                 "model_bound": None,
+                "model_link_bytes": None,
                 "inflight_fit_gbs": None,
                 "headline": headline.get(name),
                 "error": median.error,
@@ -136,6 +137,7 @@ def medians_frame(loaded: Iterable[Results]) -> pd.DataFrame:
     predicted = model_predict.predictions(frame)
     frame["model_gbs"] = predicted["model_gbs"]
     frame["model_bound"] = predicted["model_bound"]
+    frame["model_link_bytes"] = predicted["model_link_bytes"]
     return frame
 
 

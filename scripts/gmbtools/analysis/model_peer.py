@@ -52,6 +52,24 @@ def peer_gbs(p: Params, row) -> float | None:
     return 2 * one_way * useful
 
 
+def link_bytes(row) -> float | None:
+    """`model_link_bytes`: bytes on the wire per useful byte of one `peer/` row, the direction
+    that carries its data: the sectors it touches over its useful bytes, each packet's header
+    (HEADER per SM_PAYLOAD), and both ways the other pull's requests (HEADER per LINE)."""
+    parts = str(row["name"]).split("/")
+    op, type_ = (parts + ["", ""])[1:3]
+    where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
+    if op not in ("read", "write", "copy"):
+        return None
+    over_link = "model_st_sectors_per_req" if op == "write" or where in ("push", "to_all") \
+        else "model_ld_sectors_per_req"
+    useful = _useful(row, over_link, float(element_bytes(type_) or 4))
+    if useful is None:
+        return None
+    wire = (SM_PAYLOAD + HEADER) / SM_PAYLOAD / useful
+    return wire + HEADER / LINE if where == "both" else wire
+
+
 def _useful(row, column: str, word: float) -> float | None:
     """Useful bytes per byte crossing the link: a warp's words over the sectors it touches."""
     sectors = row.get(column)

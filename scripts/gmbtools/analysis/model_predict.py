@@ -12,13 +12,15 @@ import pandas as pd
 from gmbtools.analysis import (model_bounds, model_chases, model_launches, model_links,
                                model_onchip, model_params, model_peer, model_shapes)
 
-OUT_COLUMNS = ("model_gbs", "model_bound")
+OUT_COLUMNS = ("model_gbs", "model_bound", "model_link_bytes")
 
 
 def predictions(medians: pd.DataFrame) -> pd.DataFrame:
     """One row per row of `medians` (frame.medians_frame): model_gbs (GB/s of bytes read +
-    written, NaN where there is no prediction) and model_bound (the bound that wins, or "")."""
-    out = pd.DataFrame({"model_gbs": float("nan"), "model_bound": ""}, index=medians.index)
+    written, NaN where there is no prediction), model_bound (the bound that wins, or "") and,
+    for the peer family, model_link_bytes (wire bytes per useful byte, model_peer)."""
+    out = pd.DataFrame({"model_gbs": float("nan"), "model_bound": "",
+                        "model_link_bytes": float("nan")}, index=medians.index)
     if medians.empty or "file" not in medians.columns:
         return out
     for _, rows in medians.groupby("file", sort=False):
@@ -31,6 +33,9 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
                 if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
                     continue
                 gbs, bound = predict_row(params, row)
+                if family == "peer":
+                    wire = model_peer.link_bytes(row)
+                    out.at[index, "model_link_bytes"] = float("nan") if wire is None else wire
                 if gbs is not None:
                     out.at[index, "model_gbs"] = gbs
                     out.at[index, "model_bound"] = bound
