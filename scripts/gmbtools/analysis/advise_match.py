@@ -86,6 +86,16 @@ def reused(advice: list[Advice], kernel: str, dram: float,
     return [changed.get(id(a), a) for a in advice]
 
 
+def bad_groups(mine: list[Advice]) -> list[list[Advice]]:
+    """The accesses that move more than their ideal sectors (by over 5 %), grouped by class and
+    stride: one fix serves a group (all fields of one array of structures)."""
+    groups: dict[tuple, list[Advice]] = {}
+    for a in mine:
+        if a.access.sectors - a.access.ideal_sectors > 0.05 * a.access.ideal_sectors:
+            groups.setdefault((a.kind, a.stride), []).append(a)
+    return list(groups.values())
+
+
 STENCIL = ("a stencil's neighbours of an aligned load: the L1 serves them in a caching build; "
            "for the rest, stage the block's tile and halo in shared memory")
 

@@ -19,7 +19,7 @@ the L2), the excess is not DRAM's: the time scales with the sectors the fix remo
 
 from dataclasses import dataclass
 
-from gmbtools.analysis.advise_match import Advice
+from gmbtools.analysis.advise_match import Advice, bad_groups
 from gmbtools.analysis.pattern_class import SECTOR_BYTES
 from gmbtools.data.ncu_launches import KernelTime
 
@@ -103,7 +103,7 @@ def _kernel(kernel: str, mine: list[Advice], time: KernelTime,
     all_extra = sum(extra.values())
     dram_bound = floor is not None and time.seconds > floor
     fixes = []
-    for group in _groups(mine, extra):
+    for group in bad_groups(mine):
         removed = sum(extra[id(a)] for a in group)
         own = rates.get(FIX_TWINS.get(group[0].kind, ""))
         group_floor = needed / (own.gbs * 1e9) if own else floor
@@ -124,12 +124,3 @@ def _kind(mine: list[Advice]) -> str:
     if stores < 0.05 * (loads + stores):
         return "read"
     return "write" if loads < 0.05 * (loads + stores) else "copy"
-
-
-def _groups(mine: list[Advice], extra: dict[int, float]) -> list[list[Advice]]:
-    """The accesses with excess sectors, grouped by class and stride."""
-    groups: dict[tuple, list[Advice]] = {}
-    for a in mine:
-        if extra[id(a)] > 0.05 * a.access.ideal_sectors:
-            groups.setdefault((a.kind, a.stride), []).append(a)
-    return list(groups.values())

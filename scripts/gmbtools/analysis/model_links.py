@@ -14,7 +14,7 @@ from gmbtools.analysis.model_bounds import LINK, SECTOR
 from gmbtools.analysis.model_params import Params
 from gmbtools.data.naming import element_bytes
 
-__all__ = ["LINK", "host_gbs"]
+__all__ = ["LINK", "host_gbs", "sector_share"]
 
 
 def host_gbs(p: Params, row) -> float | None:
@@ -23,8 +23,14 @@ def host_gbs(p: Params, row) -> float | None:
     _, direction, type_, *_ = str(row["name"]).split("/") + ["", ""]
     writes = direction == "write"
     rate = p.host_write_gbs if writes else p.host_read_gbs
-    sectors = row.get("model_st_sectors_per_req" if writes else "model_ld_sectors_per_req")
-    word = float(element_bytes(type_) or 4)
-    if not rate or sectors is None or not math.isfinite(float(sectors)) or float(sectors) <= 0:
+    share = sector_share(row.get("model_st_sectors_per_req" if writes
+                                 else "model_ld_sectors_per_req"), float(element_bytes(type_) or 4))
+    return rate * share if rate and share is not None else None
+
+
+def sector_share(sectors, word: float) -> float | None:
+    """Useful bytes per byte a warp request puts on a link: a warp's 32 words over the 32-B
+    sectors they touch (None without the counter)."""
+    if sectors is None or not math.isfinite(float(sectors)) or float(sectors) <= 0:
         return None
-    return rate * min(1.0, 32 * word / (float(sectors) * SECTOR))
+    return min(1.0, 32 * word / (float(sectors) * SECTOR))

@@ -17,9 +17,7 @@ rate. Not modelled: the peer chases (latency), and a misaligned pull (`off:1`), 
 sector the L2 keeps for the next warp on part of the requests only.
 """
 
-import math
-
-from gmbtools.analysis.model_bounds import SECTOR
+from gmbtools.analysis.model_links import sector_share
 from gmbtools.analysis.model_params import Params
 from gmbtools.data.naming import element_bytes
 
@@ -31,19 +29,13 @@ LINE = 128.0
 
 def peer_gbs(p: Params, row) -> float | None:
     """The link bound of one `peer/` row (GB/s read + written), or None without a model."""
-    parts = str(row["name"]).split("/")
-    op, type_ = (parts + ["", ""])[1:3]
-    where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
-    if op not in ("read", "write", "copy") or any(x.startswith("off:") for x in parts):
+    found = _over_link(row)
+    if found is None or any(x.startswith("off:") for x in str(row["name"]).split("/")):
         return None
     if not (p.peer_ce_gbs and p.peer_link_gbs):
         return None
+    op, where, useful = found
     one_way = p.peer_ce_gbs / 2 * SM_SHARE  # SM payload GB/s each way, the link alone
-    over_link = "model_st_sectors_per_req" if op == "write" or where in ("push", "to_all") \
-        else "model_ld_sectors_per_req"
-    useful = _useful(row, over_link, float(element_bytes(type_) or 4))
-    if useful is None:
-        return None
     if op in ("read", "write"):
         return one_way * useful
     if where == "both":  # each direction: the data of one pull and the requests of the other
@@ -56,23 +48,23 @@ def link_bytes(row) -> float | None:
     """`model_link_bytes`: bytes on the wire per useful byte of one `peer/` row, the direction
     that carries its data: the sectors it touches over its useful bytes, each packet's header
     (HEADER per SM_PAYLOAD), and both ways the other pull's requests (HEADER per LINE)."""
+    found = _over_link(row)
+    if found is None:
+        return None
+    _, where, useful = found
+    wire = (SM_PAYLOAD + HEADER) / SM_PAYLOAD / useful
+    return wire + HEADER / LINE if where == "both" else wire
+
+
+def _over_link(row) -> tuple[str, str, float] | None:
+    """(op, direction, useful bytes per byte over the link) of a peer read, write or copy: a
+    pull's loads cross the link, a push's or a write's stores."""
     parts = str(row["name"]).split("/")
     op, type_ = (parts + ["", ""])[1:3]
     where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
     if op not in ("read", "write", "copy"):
         return None
-    over_link = "model_st_sectors_per_req" if op == "write" or where in ("push", "to_all") \
+    column = "model_st_sectors_per_req" if op == "write" or where in ("push", "to_all") \
         else "model_ld_sectors_per_req"
-    useful = _useful(row, over_link, float(element_bytes(type_) or 4))
-    if useful is None:
-        return None
-    wire = (SM_PAYLOAD + HEADER) / SM_PAYLOAD / useful
-    return wire + HEADER / LINE if where == "both" else wire
-
-
-def _useful(row, column: str, word: float) -> float | None:
-    """Useful bytes per byte crossing the link: a warp's words over the sectors it touches."""
-    sectors = row.get(column)
-    if sectors is None or not math.isfinite(float(sectors)) or float(sectors) <= 0:
-        return None
-    return min(1.0, 32 * word / (float(sectors) * SECTOR))
+    useful = sector_share(row.get(column), float(element_bytes(type_) or 4))
+    return None if useful is None else (op, where, useful)

@@ -156,12 +156,10 @@ def read_report(path: Path) -> str:
 def export(report: Path) -> str:
     """The report's source page: its lines of code and SASS where built with -lineinfo, its
     SASS alone otherwise."""
-    done = stopping.run([_ncu(), "--import", str(report), "--page", "source", "--csv",
-                         "--print-source", "cuda,sass"], capture_output=True, text=True,
-                        errors="replace")
     try:
-        if done.returncode == 0 and ncu_source.read_source_csv(done.stdout):
-            return done.stdout
+        text = _import(report, "--page", "source", "--csv", "--print-source", "cuda,sass")
+        if ncu_source.read_source_csv(text):
+            return text
     except GmbError:
         pass
     return _import(report, "--page", "source", "--csv", "--print-source", "sass")
@@ -192,7 +190,8 @@ def profile(app: tuple[str, ...], kernel: str | None, report: Path) -> Path:
         command += ["--kernel-name", f"regex:{kernel}"]
     command += ["-o", str(report.with_suffix("")), *app]
     try:
-        # stopping.run: a killed gmb takes Nsight Compute (and so the application) with it
+        # stopping.run: a killed gmb sends Nsight Compute SIGTERM; Ctrl-C reaches the whole
+        # foreground group, the application too
         done = stopping.run(command, capture_output=True, text=True, errors="replace")
     except OSError as e:
         raise GmbError(f"cannot start Nsight Compute: {e.strerror}") from None

@@ -2,7 +2,7 @@
 with what each costs and the built-in it behaves like; then its time, what its bytes would
 take coalesced and the predicted time with each group of accesses fixed; or the same as JSON."""
 
-from gmbtools.analysis.advise_match import Advice
+from gmbtools.analysis.advise_match import Advice, bad_groups
 from gmbtools.analysis.advise_whatif import Fix, KernelWhatIf
 
 _HEADER = ("  where | op | bytes/lane | requests | sectors/req (ideal) | lines/req | share | "
@@ -93,12 +93,8 @@ def _fix(a: Advice) -> str:
 def _sectors_only(mine: list[Advice]) -> list[str]:
     """Without the kernel's time (a CSV export): what fixing each group of accesses (one class
     and stride) saves in sectors."""
-    groups: dict[tuple, list[Advice]] = {}
-    for a in mine:
-        if a.saved_share > 0:
-            groups.setdefault((a.kind, a.stride), []).append(a)
     out = []
-    for group in sorted(groups.values(), key=lambda g: -sum(a.saved_share for a in g)):
+    for group in sorted(bad_groups(mine), key=lambda g: -sum(a.saved_share for a in g)):
         saved = sum(a.saved_share for a in group)
         if saved <= 0.05:
             continue
