@@ -3,11 +3,12 @@
 // --gmb_peer_partner, through peer access (cudaDeviceEnablePeerAccess). Names:
 // peer/read/f32x4/ilp:4, peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner ->
 // here), dir:push (here -> partner) and dir:both (each GPU pulling the other's array at once);
-// f32x4 copies with ilp:8 too (the link's latency is several times HBM's: more bytes in flight);
+// f32, f64 and f32x4 words (4, 8 and 16 B per lane); f32x4 copies with ilp:8 too (the link's
+// latency is several times HBM's: more bytes in flight);
 // dir:from_all and dir:to_all (tile t of the array pulled from or pushed to the (t mod n)-th of
 // the n GPUs with peer access, all in one launch: with two GPUs the traffic of pull and push);
-// the patterns over the link: peer/copy/f32/off:1/dir:pull, peer/copy/f32/s:8/dir:push (the
-// offset or stride on the partner's side); the link's latency: peer/chase/ws:N/lanes:1, the
+// the link's experiments (peer_link.cu: offsets, strides and runs on the partner's side, the
+// blocks that drive the link, both ways by pushes or by one GPU); the link's latency: peer/chase/ws:N/lanes:1, the
 // latency family's chase through a chain in the partner's memory (quick: 16 KiB, 1 MiB and 256
 // MiB, the last beyond any L2; full: every 4th power of two from 4 KiB to 1 GiB, one and 32
 // lanes); the copy engine in the same run: ref/memcpy_peer/dir:pull|push|both
@@ -31,6 +32,7 @@
 #include "benchmarks/builders/chase_chain.cuh"
 #include "benchmarks/families.hpp"
 #include "benchmarks/builders/mapped_case.cuh"
+#include "benchmarks/builders/peer_state.cuh"
 #include "gmb/element_types.cuh"
 #include "gmb/host_device.hpp"
 #include "gmb/naming.hpp"
@@ -43,125 +45,6 @@
 namespace gmb {
 
 namespace {
-
-/// The partner GPU, the array on it, and for both directions at once a second array there,
-/// the partner's stream, and the events that tie it to ours. An event is recorded on a stream
-/// of its own device: `go` (recorded on our stream) lives on this GPU, `done` (recorded on the
-/// partner's stream) on the partner.
-struct peer_state {
-  int self = -1;
-  int peer = -1;
-  std::size_t bytes = 0;
-  device_buffer remote;
-  device_buffer remote_out;           // dir:both: what the partner's own kernel writes
-  std::vector<int> all;               // every GPU with peer access both ways, the partner first
-  std::vector<device_buffer> others;  // an array on each of all[1..], made on first use
-  double link_rate = 0;  // the link's theoretical rate one way (peer_link.hpp), 0: unknown
-  double all_rate = 0;   // the same of this GPU's links to every GPU of `all`
-  cudaStream_t stream = nullptr;
-  cudaEvent_t go = nullptr, done = nullptr;
-  device_buffer& buffer() {
-    if (remote.bytes() == 0) {
-      const scoped_device on_peer(peer);
-      remote = device_buffer(bytes);
-    }
-    return remote;
-  }
-  /// The array on all[k] (the partner's own for k = 0).
-  device_buffer& array_on(std::size_t k) {
-    if (k == 0) return buffer();
-    if (others.size() < all.size()) others.resize(all.size());
-    if (others[k].bytes() == 0) {
-      const scoped_device on(all[k]);
-      others[k] = device_buffer(bytes);
-    }
-    return others[k];
-  }
-  /// The second array, the partner's stream and the events that tie it to ours.
-  void make_both() {
-    if (remote_out.bytes() != 0) return;
-    buffer();
-    {
-      const scoped_device on_self(self);
-      GMB_CUDA_CHECK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
-    }
-    const scoped_device on_peer(peer);
-    GMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    GMB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    remote_out = device_buffer(bytes);  // last: made means every part above was made
-  }
-  // No throwing here: this may run at exit, after the CUDA runtime has gone (cudaFree then
-  // fails quietly, as device_buffer's own destructor lets it).
-  ~peer_state() {
-    int saved = 0;
-    if (remote.bytes() == 0 || cudaGetDevice(&saved) != cudaSuccess) return;
-    for (std::size_t k = 1; k < others.size(); ++k) {
-      cudaSetDevice(all[k]);
-      others[k] = device_buffer();
-    }
-    cudaSetDevice(peer);
-    remote = device_buffer();
-    remote_out = device_buffer();
-    if (stream) cudaStreamDestroy(stream);
-    if (done) cudaEventDestroy(done);
-    cudaSetDevice(self);
-    if (go) cudaEventDestroy(go);
-    cudaSetDevice(saved);
-  }
-};
-
-/// Lets `from` map `to`'s memory (already enabled counts as done).
-void enable_peer_access(int from, int to) {
-  const scoped_device on(from);
-  const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
-  if (err == cudaErrorPeerAccessAlreadyEnabled) {
-    cudaGetLastError();  // clear it
-    return;
-  }
-  GMB_CUDA_CHECK(err);
-}
-
-/// A one-way copy's setup and check, kernel or copy engine: pull fills the partner's array
-/// and checks ours (out), push the other way round.
-void prepare_one_way(environment& e, peer_state& state, bool pull) {
-  (pull ? state.buffer() : e.in()).fill(kInputPattern, e.stream());
-  (pull ? e.out() : state.buffer()).poison(e.stream());
-}
-std::string verify_one_way(environment& e, peer_state& state, bool pull) {
-  return pull ? verify_words(e, e.out(), kInputPattern, "out")
-              : verify_words(e, state.buffer(), kInputPattern, "partner's array");
-}
-
-/// dir:both's setup and check: each GPU pulls the other's array (ours: remote -> out; the
-/// partner's: our in -> its remote_out).
-void prepare_both(environment& e, peer_state& state) {
-  state.make_both();
-  state.remote.fill(kInputPattern, e.stream());
-  e.in().fill(kInputPattern, e.stream());
-  e.out().poison(e.stream());
-  state.remote_out.poison(e.stream());
-}
-std::string verify_both(environment& e, peer_state& state) {
-  std::string error = verify_words(e, e.out(), kInputPattern, "out");
-  if (error.empty()) error = verify_words(e, state.remote_out, kInputPattern, "partner's out");
-  return error;
-}
-
-/// Starts `theirs` on the partner's stream (the partner current) and `ours` on this GPU's
-/// together, and makes our stream wait for both: the timer on our stream times the pair.
-template <class Ours, class Theirs>
-void launch_both(environment& e, peer_state& state, const Ours& ours, const Theirs& theirs) {
-  GMB_CUDA_CHECK(cudaEventRecord(state.go, e.stream()));
-  {
-    const scoped_device on_peer(state.peer);
-    GMB_CUDA_CHECK(cudaStreamWaitEvent(state.stream, state.go, 0));
-    theirs(state.stream);
-    GMB_CUDA_CHECK(cudaGetLastError());
-    GMB_CUDA_CHECK(cudaEventRecord(state.done, state.stream));
-  }
-  ours(e.stream());
-  GMB_CUDA_CHECK(cudaStreamWaitEvent(e.stream(), state.done, 0));
-}
 
 /// Which cases add_kernels makes: all five, or the three copies.
 enum class kernel_set { kAll, kCopies };
@@ -262,14 +145,6 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
   cases.push_back(std::move(both));
 }
 
-/// Element e of the tiles k, k + every, k + 2 every, ... (`tile` elements each), in order:
-/// slice k of sliced_copy.
-struct every_nth_tile {
-  std::size_t tile, first, every;
-  GMB_HD std::size_t operator()(std::size_t e, unsigned) const {
-    return (first + e / tile * every) * tile + e % tile;
-  }
-};
 
 /// What GPU all[k]'s array holds for dir:from_all: a pattern of its own, so a slice read from
 /// the wrong GPU is found.
@@ -329,67 +204,6 @@ bench_case all_case(environment& env, const std::shared_ptr<peer_state>& state, 
   return c;
 }
 
-/// An f32 copy between here and the partner whose partner side is shifted (offset_map) or
-/// spread (strided_map): what the coalescing rules cost over the link. The local side is
-/// coalesced.
-template <class Map>
-bench_case patterned_case(const std::shared_ptr<peer_state>& state, std::string name,
-                          std::size_t threads, const Map& there, bool pull) {
-  const offset_map here{0};
-  bench_case c;
-  c.name = std::move(name);
-  c.prepare = [state, pull](environment& e) { prepare_one_way(e, *state, pull); };
-  const unsigned grid = mapped_grid(threads, 1);
-  c.launch = [state, pull, threads, there, here, grid](environment& e) {
-    if (pull) {
-      mapped_copy<float, Map, offset_map, cache_op::kDefault>
-          <<<grid, kMappedBlock, 0, e.stream()>>>(state->remote.data<const float>(),
-                                                  e.out().data<float>(), threads, there, here);
-    } else {
-      mapped_copy<float, offset_map, Map, cache_op::kDefault>
-          <<<grid, kMappedBlock, 0, e.stream()>>>(
-              e.in().data<const float>(), state->remote.data<float>(), threads, here, there);
-    }
-  };
-  c.verify = [state, pull, threads, there, here](environment& e) {
-    return pull ? verify_mapped<float>(e, e.out(), threads, there, here)
-                : verify_mapped<float>(e, state->buffer(), threads, here, there);
-  };
-  c.bytes_read = c.bytes_written = static_cast<double>(threads) * sizeof(float);
-  c.model = pull ? predict_traffic(there, threads, sizeof(float), access_kind::kLoad) +
-                       predict_traffic(here, threads, sizeof(float), access_kind::kStore)
-                 : predict_traffic(here, threads, sizeof(float), access_kind::kLoad) +
-                       predict_traffic(there, threads, sizeof(float), access_kind::kStore);
-  c.peak_bytes_per_second = 2 * state->link_rate;  // half of the (useful) bytes cross the link
-  return c;
-}
-
-/// Offsets (f32 elements, up to 128 B) and strides on the partner's side, both directions.
-void add_patterns(environment& env, const std::shared_ptr<peer_state>& state, sweep s,
-                  std::vector<bench_case>& cases) {
-  const std::size_t n = env.array_bytes() / sizeof(float);
-  const bool full = s == sweep::kFull;
-  const std::vector<std::size_t> offsets =
-      full ? std::vector<std::size_t>{1, 2, 4, 8, 16, 31, 32} : std::vector<std::size_t>{1};
-  const std::vector<std::size_t> strides =
-      full ? std::vector<std::size_t>{2, 4, 8, 16, 32} : std::vector<std::size_t>{8};
-  const std::size_t shifted_threads = (n - kMaxOffset) / kMappedBlock * kMappedBlock;
-  for (const bool pull : {true, false}) {
-    if (!full && !pull) break;  // the quick sweep pulls
-    const auto dir = name_param("dir", pull ? "pull" : "push");
-    for (const std::size_t off : offsets) {
-      cases.push_back(patterned_case(
-          state,
-          bench_name("peer", "copy/f32", {name_param("off", static_cast<long long>(off)), dir}),
-          shifted_threads, offset_map{off}, pull));
-    }
-    for (const std::size_t st : strides) {
-      cases.push_back(patterned_case(
-          state, bench_name("peer", "copy/f32", {name_param("s", static_cast<long long>(st)), dir}),
-          n / st, strided_map{st}, pull));
-    }
-  }
-}
 
 void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
                 std::vector<bench_case>& cases) {
@@ -542,11 +356,12 @@ std::vector<bench_case> peer_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;
   add_kernels<float, 1>(env, state, cases);
   add_kernels<float, 4>(env, state, cases);
+  add_kernels<double, 1>(env, state, cases);  // the widths: 4, 8 and 16 B per lane
   add_kernels<float4, 1>(env, state, cases);
   add_kernels<float4, 4>(env, state, cases);
   add_kernels<float4, 8>(env, state, cases, kernel_set::kCopies);
   for (const bool to_all : {false, true}) cases.push_back(all_case<float4, 4>(env, state, to_all));
-  add_patterns(env, state, s, cases);
+  add_link_cases(env, state, s, cases);
   add_chases(env, state, s, cases);
   add_memcpy(env, state, cases);
   return cases;

@@ -87,6 +87,22 @@ struct tile_transpose_map {
   }
 };
 
+/// Runs of `run` consecutive elements (1, 2, 4, 8, 16 or 32), one per 32-element segment: a
+/// warp's lanes cover 32 / run segments, `run` elements of each, and the next 32 / run - 1 warps
+/// take the rest of the same segments in turn. With 4-B elements, a request moves run * 4 B of
+/// each of its 128-B lines and every byte it brings is used (tile_transpose_map is run 1, a
+/// coalesced access run 32): what a link costs per line touched, apart from unused bytes.
+struct run_map {
+  unsigned run;
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    const std::size_t segments = 32 / run;  // per warp, and warps per group
+    const std::size_t warp = thread / 32, lane = thread % 32;
+    const std::size_t group = warp / segments, turn = warp % segments;
+    return (group * segments + lane / run) * 32 + turn * run + lane % run;
+  }
+};
+
 /// Overlapping windows: thread t's slot j is element t + j * step. Taps 2r+1, step 1 is a 1-D
 /// stencil of radius r (output t centred on element t + r); taps 2 re-reads the array shifted
 /// by `step` elements. Neighbouring lanes and warps read the same lines: a cache can serve them.

@@ -103,7 +103,7 @@ def test_flavor_bars_and_ratios(families):
     assert names[:2] == ["ref/memcpy_d2d", "ref/memset"]
     assert [n.split("/")[0] for n in names[2:]] == [
         "stride", "offset", "aos", "soa", "aos_staged", "vector", "reuse", "readonly", "inflight",
-        "read", "read", "transpose", "reduce"]
+        "read", "read", "transpose", "reduce", "peer"]
     assert data.loc[("ref/memset", "cg"), "ratio_to_default"] == pytest.approx(0.98)
     assert data.loc[("aos/s8/fields:all", "cg"), "ratio_to_default"] == pytest.approx(0.98 * 0.8)
     assert math.isnan(data.loc[("ref/memset", "default"), "ratio_to_default"])

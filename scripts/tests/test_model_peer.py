@@ -77,3 +77,56 @@ def test_the_frame_carries_the_link_bytes_of_peer_rows_only():
     assert medians.loc[~peer, "model_link_bytes"].isna().all()
     both = medians.loc[medians["name"] == "peer/copy/f32/ilp:1/dir:both", "model_link_bytes"]
     assert both.iloc[0] == pytest.approx(1.25)
+
+
+def test_a_request_pays_a_header_per_line_it_touches_and_the_sectors_it_moves_there():
+    p = model_params.Params(peer_ce_gbs=800.0, peer_link_gbs=480.0)
+    pull = model_peer.peer_gbs(p, row("peer/copy/f32/ilp:1/dir:pull"))
+    # runs: every byte used, 4 sectors a request, but 1, 2 or 4 lines: 32/48, 64/80, 128/144
+    full = 128 / 144
+    for run, share in ((32, 32 / 48 / full), (64, 64 / 80 / full), (128, 1.0)):
+        name = f"peer/copy/f32/run:{run}/dir:pull"
+        assert model_peer.peer_gbs(p, row(name)) == pytest.approx(pull * share)
+        assert model_peer.link_bytes(row(name)) == pytest.approx((16 + run) / run)
+    # strides: s:2 fills two lines; from s:16 a line carries only the sectors its lanes touch
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/s:2/dir:pull", ld=8.0)) == pytest.approx(
+        pull / 2)
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/s:16/dir:pull", ld=32.0)) == pytest.approx(
+        pull * (8 / 80) / full)
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/s:32/dir:push", st=32.0)) == pytest.approx(
+        pull * (4 / 48) / full)
+    assert model_peer.peer_gbs(p, row("peer/read/f64/ilp:1", ld=8.0)) == pytest.approx(pull / 2)
+
+
+def test_both_ways_pushes_cost_nothing_more_and_a_split_gpu_costs_what_pulls_both_ways_do():
+    p = model_params.Params(peer_ce_gbs=800.0, peer_link_gbs=480.0)
+    push = model_peer.peer_gbs(p, row("peer/copy/f32x4/ilp:4/dir:push", st=16.0))
+    both = model_peer.peer_gbs(p, row("peer/copy/f32x4/ilp:4/dir:both", ld=16.0))
+    assert model_peer.peer_gbs(p, row("peer/copy/f32x4/ilp:4/dir:both_push", st=16.0)) == (
+        pytest.approx(2 * push))
+    assert model_peer.peer_gbs(p, row("peer/copy/f32x4/ilp:4/dir:split", ld=16.0)) == (
+        pytest.approx(both))
+    assert model_peer.link_bytes(row("peer/copy/f32x4/ilp:4/dir:split", ld=16.0)) == (
+        pytest.approx(144 / 128 + 16 / 128))
+
+
+def test_few_blocks_keep_too_few_bytes_in_flight_for_the_links_round_trip():
+    p = model_params.Params(peer_ce_gbs=800.0, peer_link_gbs=480.0)
+    pull = model_peer.peer_gbs(p, row("peer/copy/f32x4/ilp:4/dir:pull", ld=16.0))
+    name = "peer/copy/f32x4/ilp:4/dir:pull/blocks:{}"
+    # 8 blocks x 16 KiB over 1,000 ns, read and written
+    assert model_peer.peer_gbs(p, row(name.format(8), ld=16.0), 1000.0) == pytest.approx(
+        2 * 8 * 16384 / 1000)
+    assert model_peer.peer_gbs(p, row(name.format(1056), ld=16.0), 1000.0) == pytest.approx(pull)
+    assert model_peer.peer_gbs(p, row(name.format(8), ld=16.0)) is None  # no round trip known
+
+
+def test_the_links_round_trip_is_the_peer_chase_beyond_every_l2():
+    folders = sorted(NODE_RUN.glob("gpu*")) if NODE_RUN.is_dir() else []
+    if not folders:
+        pytest.skip("no results/ here")
+    medians = frame.readable_medians(folders[0], results.load_folder(folders[0]))
+    rows = medians.loc[medians["flavor"] == "default"]
+    chase = rows.loc[rows["name"] == "peer/chase/ws:268435456/lanes:1", "latency_ns"]
+    assert model_peer.link_latency_ns(rows) == pytest.approx(float(chase.iloc[0]))
+    assert 500 < model_peer.link_latency_ns(rows) < 2000

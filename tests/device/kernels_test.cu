@@ -351,12 +351,17 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
         "peer/copy/f32x4/ilp:8/dir:pull", "peer/copy/f32x4/ilp:8/dir:push",
         "peer/copy/f32x4/ilp:8/dir:both", "peer/copy/f32x4/ilp:4/dir:from_all",
         "peer/copy/f32x4/ilp:4/dir:to_all", "peer/copy/f32/off:1/dir:pull",
-        "peer/copy/f32/s:8/dir:pull", "peer/chase/ws:16384/lanes:1",
+        "peer/copy/f32/s:8/dir:pull", "peer/copy/f32/s:32/dir:pull", "peer/read/f64/ilp:1",
+        "peer/copy/f64/ilp:1/dir:push", "peer/copy/f32/run:32/dir:pull",
+        "peer/copy/f32/run:128/dir:push", "peer/copy/f32x4/ilp:4/dir:both_push",
+        "peer/copy/f32x4/ilp:4/dir:split", "peer/chase/ws:16384/lanes:1",
         "peer/chase/ws:268435456/lanes:1", "ref/memcpy_peer/dir:pull", "ref/memcpy_peer/dir:push",
         "ref/memcpy_peer/dir:both"}) {
     EXPECT_EQ(names.count(name), 1u) << name;
   }
-  EXPECT_EQ(cases.size(), 33u);
+  const auto sms = static_cast<unsigned>(env_->device().sms);
+  EXPECT_EQ(names.count("peer/copy/f32x4/ilp:4/dir:pull/blocks:" + std::to_string(sms)), 1u);
+  EXPECT_EQ(cases.size(), 56u);
   // pct_peak is of the link: each case's peak is the link's one-way rate times (read +
   // written) / the bytes crossing one way (peer.cu's rule), where the rate is known.
   const double rate = query_peer_link(env_->device().ordinal, {partner.device}).bytes_per_second;
@@ -365,7 +370,8 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
         c.name.find("/dir:to_all") != std::string::npos) {
       continue;  // from_all/to_all: the rate of the links to every peer
     }
-    const bool both = c.name.find("/dir:both") != std::string::npos;
+    const bool both = c.name.find("/dir:both") != std::string::npos ||  // both_push too
+                      c.name.find("/dir:split") != std::string::npos;     // half each way
     const bool one_way_copy =
         !both && (starts_with(c.name, "peer/copy/") || starts_with(c.name, "ref/memcpy_peer/"));
     EXPECT_DOUBLE_EQ(c.peak_bytes_per_second, rate * (both ? 4 : one_way_copy ? 2 : 1)) << c.name;

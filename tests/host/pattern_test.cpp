@@ -66,6 +66,21 @@ TEST(WarpMaps, PermutationsStayInTheirSegmentOrTile) {
   EXPECT_EQ(warp_broadcast_map{}(45, 0), 32u);
 }
 
+TEST(WarpMaps, RunsCoverTheirSegmentsOnceAndKeepRunsTogether) {
+  for (const unsigned run : {1u, 2u, 4u, 8u, 16u, 32u}) {
+    const run_map map{run};
+    std::vector<int> seen(1024, 0);
+    for (std::size_t t = 0; t < 1024; ++t) ++seen[map(t, 0)];
+    for (int h : seen) EXPECT_EQ(h, 1) << run;
+    for (std::size_t lane = 0; lane < 32; ++lane) {  // warp 0: run elements of each segment
+      EXPECT_EQ(map(lane, 0), lane / run * 32 + lane % run) << run;
+    }
+  }
+  EXPECT_EQ(run_map{8}(32, 0), 8u);   // warp 1 takes the next run of segment 0
+  EXPECT_EQ(run_map{1}(1, 0), tile_transpose_map{}(1, 0));
+  EXPECT_EQ(run_map{32}(77, 0), 77u);  // coalesced
+}
+
 TEST(ReuseMaps, WindowsOverlapAndWindowedGathersStayInTheirWindow) {
   const window_map stencil{3, 1}, reread{2, 32};
   EXPECT_EQ(stencil.slots(), 3u);

@@ -138,6 +138,14 @@ TEST(PredictTraffic, WarpPatterns) {
   EXPECT_DOUBLE_EQ(across.efficiency(), 1.0);  // the tile's warps use every sector together
 }
 
+TEST(PredictTraffic, RunsMoveFourUsedSectorsPerRequestWhateverTheirLength) {
+  for (const unsigned run : {8u, 16u, 32u}) {  // 32-, 64- and 128-B runs of 4-B words
+    const auto t = predict_traffic(run_map{run}, 1 << 14, 4, access_kind::kLoad);
+    EXPECT_DOUBLE_EQ(t.sectors_per_request(), 4.0) << run;
+    EXPECT_DOUBLE_EQ(t.efficiency(), 1.0) << run;
+  }
+}
+
 TEST(PredictTraffic, LoadsAndStoresAreCountedApart) {
   const std::size_t threads = 1 << 14;
   const auto copy = predict_traffic(offset_map{1}, threads, 4, access_kind::kLoad) +

@@ -1,21 +1,31 @@
 """The peer link (`peer/*`): kernels that read or write the other GPU's memory over NVLink,
-predicted from the link's rate (NVML) and the copy engine's pushes over it in the same run
-(`ref/memcpy_peer/dir:push`), never from a peer kernel (docs/peer.md):
+predicted from the link's rate (NVML), the copy engine's pushes over it in the same run
+(`ref/memcpy_peer/dir:push`) and, for few blocks, the link's round trip (the peer chase beyond
+every L2), never from a peer kernel's rate (docs/peer.md):
 
-- The copy engine sends 256-B payloads, SMs 128-B ones, each packet with a 16-B header
-  (nccl-tests issues 149 and 258): SMs move SM_SHARE = (128/144) / (256/272) of the copy
-  engine's payload each way. What else the link spends (its flow control, the copy engine's
-  own gaps) is in the copy engine's measured rate and so in both.
-- Over the link go the sectors a warp request touches: a request of 32 four-byte words, one
-  per sector, moves 1,024 B for its 128, as over the host link (`model_links`).
-- A pull's read requests travel the other way, a 16-B header per 128-B line: one way they
-  cross an idle direction; both ways at once (`dir:both`, each GPU pulling) they share each
-  direction with the data coming back.
+- A packet carries what a warp request moves of one 128-B line, after a 16-B header
+  (nccl-tests issues 149 and 258); the copy engine's carry 256 B. A coalesced request fills its
+  lines: SMs move SM_SHARE = (128/144) / (256/272) of the copy engine's payload each way. What
+  else the link spends (its flow control, the copy engine's own gaps) is in the copy engine's
+  measured rate and so in both.
+- A request that touches part of a line sends the sectors it touches there: a stride of 8
+  words moves 144 B for 16 useful, a stride of 32 words 48 B for 4, a 32-B run per line 48 B
+  for 32 (`run:32`, every byte used, still 0.75 of a coalesced request's rate).
+- A pull's read requests travel the other way, a header per line: one way they cross an idle
+  direction; both ways at once (`dir:both`, each GPU pulling; `dir:split`, one GPU pulling
+  half and pushing half) they share a direction with data. Pushes both ways
+  (`dir:both_push`) send no requests: each direction as one push alone.
+- With few blocks (`blocks:N`) the link waits on them: N blocks' loads in flight over its
+  round trip (Little's law), each block's 256 threads four 16-B words.
 
 A copy counts the bytes read and written, one side over the link: twice the link's useful
 rate. Not modelled: the peer chases (latency), and a misaligned pull (`off:1`), whose extra
 sector the L2 keeps for the next warp on part of the requests only.
 """
+
+import math
+
+import pandas as pd
 
 from gmbtools.analysis.model_links import sector_share
 from gmbtools.analysis.model_params import Params
@@ -24,47 +34,111 @@ from gmbtools.data.naming import element_bytes
 PEER = "peer link"
 HEADER, SM_PAYLOAD, CE_PAYLOAD = 16.0, 128.0, 256.0
 SM_SHARE = (SM_PAYLOAD / (SM_PAYLOAD + HEADER)) / (CE_PAYLOAD / (CE_PAYLOAD + HEADER))
-LINE = 128.0
+LINE, SECTOR, LANES = 128.0, 32.0, 32
+BLOCK_BYTES_IN_FLIGHT = 256 * 4 * 16  # peer_link.cu's block sweep: f32x4, ilp:4
+PUSHES = ("push", "to_all", "both_push")  # the stores cross the link
+REQUESTS_BOTH_WAYS = ("both", "split")  # a direction carries data and the other pull's requests
 
 
-def peer_gbs(p: Params, row) -> float | None:
-    """The link bound of one `peer/` row (GB/s read + written), or None without a model."""
+def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
+    """The link bound of one `peer/` row (GB/s read + written), or None without a model;
+    `latency_ns`: the link's round trip (link_latency_ns), for the block sweep."""
     found = _over_link(row)
-    if found is None or any(x.startswith("off:") for x in str(row["name"]).split("/")):
+    if found is None or not (p.peer_ce_gbs and p.peer_link_gbs):
         return None
-    if not (p.peer_ce_gbs and p.peer_link_gbs):
-        return None
-    op, where, useful = found
+    op, where, line = found
     one_way = p.peer_ce_gbs / 2 * SM_SHARE  # SM payload GB/s each way, the link alone
+    share = _share(line)
     if op in ("read", "write"):
-        return one_way * useful
-    if where == "both":  # each direction: the data of one pull and the requests of the other
-        wire_per_byte = p.peer_link_gbs / one_way + HEADER / LINE
-        return 2 * 2 * p.peer_link_gbs / wire_per_byte * useful
-    return 2 * one_way * useful
+        return one_way * share
+    if where in REQUESTS_BOTH_WAYS:
+        wire_per_byte = p.peer_link_gbs / (one_way * share) + HEADER / line.useful
+        return 2 * 2 * p.peer_link_gbs / wire_per_byte
+    copies = 2 if where == "both_push" else 1
+    bound = copies * 2 * one_way * share
+    blocks = _param(row, "blocks")
+    if blocks is None:
+        return bound
+    if not latency_ns:
+        return None
+    return min(bound, 2 * blocks * BLOCK_BYTES_IN_FLIGHT / latency_ns)
 
 
 def link_bytes(row) -> float | None:
     """`model_link_bytes`: bytes on the wire per useful byte of one `peer/` row, the direction
-    that carries its data: the sectors it touches over its useful bytes, each packet's header
-    (HEADER per SM_PAYLOAD), and both ways the other pull's requests (HEADER per LINE)."""
+    that carries its data: per line a request touches, the header and the sectors it moves
+    there over the bytes it uses, and with pulls both ways the other pull's header per line."""
     found = _over_link(row)
     if found is None:
         return None
-    _, where, useful = found
-    wire = (SM_PAYLOAD + HEADER) / SM_PAYLOAD / useful
-    return wire + HEADER / LINE if where == "both" else wire
+    _, where, line = found
+    wire = (HEADER + line.sectors * SECTOR) / line.useful
+    return wire + HEADER / line.useful if where in REQUESTS_BOTH_WAYS else wire
 
 
-def _over_link(row) -> tuple[str, str, float] | None:
-    """(op, direction, useful bytes per byte over the link) of a peer read, write or copy: a
-    pull's loads cross the link, a push's or a write's stores."""
+def link_latency_ns(rows: pd.DataFrame) -> float | None:
+    """The link's round trip: the one-lane peer chase of the largest set (beyond every L2)."""
+    if "latency_ns" not in rows.columns:
+        return None
+    chases = rows.loc[rows["name"].astype(str).str.match(r"^peer/chase/ws:\d+/lanes:1$")]
+    if chases.empty:
+        return None
+    ws = chases["name"].str.extract(r"ws:(\d+)")[0].astype(float)
+    value = pd.to_numeric(chases.loc[ws.idxmax(), "latency_ns"], errors="coerce")
+    return float(value) if pd.notna(value) and value > 0 else None
+
+
+class _Line:
+    """What one warp request moves of each 128-B line it touches: the sectors and the bytes
+    it uses."""
+
+    def __init__(self, sectors: float, useful: float):
+        self.sectors, self.useful = sectors, useful
+
+
+def _share(line: _Line) -> float:
+    """Useful bytes per wire byte, as a share of a full line's (1 for a coalesced request)."""
+    full = SM_PAYLOAD / (SM_PAYLOAD + HEADER)
+    return line.useful / (HEADER + line.sectors * SECTOR) / full
+
+
+def _over_link(row) -> tuple[str, str, _Line] | None:
+    """(op, direction, what a request moves per line) of a peer read, write or copy: a pull's
+    loads cross the link, a push's or a write's stores. None for what is not modelled."""
     parts = str(row["name"]).split("/")
     op, type_ = (parts + ["", ""])[1:3]
     where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
-    if op not in ("read", "write", "copy"):
+    if op not in ("read", "write", "copy") or _param(row, "off") is not None:
         return None
-    column = "model_st_sectors_per_req" if op == "write" or where in ("push", "to_all") \
+    column = "model_st_sectors_per_req" if op == "write" or where in PUSHES \
         else "model_ld_sectors_per_req"
-    useful = sector_share(row.get(column), float(element_bytes(type_) or 4))
-    return None if useful is None else (op, where, useful)
+    word = float(element_bytes(type_) or 4)
+    sectors = row.get(column)
+    if sector_share(sectors, word) is None:
+        return None
+    lines = _lines_per_request(row, word)
+    return op, where, _Line(float(sectors) / lines, LANES * word / lines)
+
+
+def _lines_per_request(row, word: float) -> float:
+    """128-B lines one warp request touches: a run's 128 / run, a stride's lanes apart (one
+    line each from 128 B), else the lines its words fill."""
+    run = _param(row, "run")
+    if run is not None:
+        return LINE / run
+    stride = _param(row, "s")
+    span = LANES * word * (stride or 1)
+    if stride is not None and stride * word >= LINE:
+        return float(LANES)
+    return max(1.0, math.ceil(span / LINE))
+
+
+def _param(row, key: str) -> float | None:
+    """The number of the name's `key:N` part, or None."""
+    for part in str(row["name"]).split("/"):
+        if part.startswith(key + ":"):
+            try:
+                return float(part.split(":", 1)[1])
+            except ValueError:
+                return None
+    return None

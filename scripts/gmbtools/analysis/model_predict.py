@@ -25,6 +25,7 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
         return out
     for _, rows in medians.groupby("file", sort=False):
         whole = model_params.params_from(rows)
+        link_ns = model_peer.link_latency_ns(rows)  # the link's own round trip (docs/peer.md)
         feeds = {source.split("/", 1)[0] for source in whole.sources.values()}
         for family, members in rows.groupby("family", sort=False):
             # a family no parameter came from leaves them as they are
@@ -32,7 +33,7 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
             for index, row in members.iterrows():
                 if isinstance(row.get("error"), str) and row["error"] not in ("None", "nan", ""):
                     continue
-                gbs, bound = predict_row(params, row)
+                gbs, bound = predict_row(params, row, link_ns)
                 if family == "peer":
                     wire = model_peer.link_bytes(row)
                     out.at[index, "model_link_bytes"] = float("nan") if wire is None else wire
@@ -42,8 +43,10 @@ def predictions(medians: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def predict_row(params: model_params.Params, row) -> tuple[float | None, str | None]:
-    """(GB/s, bound) of one medians row from `params`, or (None, None) without a model."""
+def predict_row(params: model_params.Params, row,
+                link_ns: float | None = None) -> tuple[float | None, str | None]:
+    """(GB/s, bound) of one medians row from `params` (and for the peer family the link's round
+    trip, `link_ns`), or (None, None) without a model."""
     family = row["family"]
     if family in model_chases.CHASE_FAMILIES:
         gbs = model_chases.predict(params.chases, row, params.l1_bytes, params.l2_bytes)
@@ -62,7 +65,7 @@ def predict_row(params: model_params.Params, row) -> tuple[float | None, str | N
         gbs = model_links.host_gbs(params, row)
         return (gbs, model_links.LINK) if gbs else (None, None)
     if family == "peer":
-        gbs = model_peer.peer_gbs(params, row)
+        gbs = model_peer.peer_gbs(params, row, link_ns)
         return (gbs, model_peer.PEER) if gbs else (None, None)
     shape = model_shapes.shape_of(row)
     return (None, None) if shape is None else model_bounds.predict(params, shape)

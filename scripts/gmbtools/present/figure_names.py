@@ -17,5 +17,6 @@ FIGURES = (
     ("ladder_transpose", "Optimization ladder: matrix transpose"),
     ("ladder_reduce", "Optimization ladder: sum reduction"),
     ("model", "The model: measured vs predicted"),
+    ("peer_stride", "Strides over the peer link"),
 )
 STEMS = tuple(stem for stem, _ in FIGURES)

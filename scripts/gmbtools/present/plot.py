@@ -41,6 +41,7 @@ _DRAW = {
     "working_set": figures.working_set, "latency": figures.latency,
     "inflight": figures.inflight, "ladder_transpose": figures.transpose_ladder,
     "ladder_reduce": figures.reduce_ladder, "model": figures.model,
+    "peer_stride": figures.peer_stride,
 }
 FIGURES = tuple(FigureSpec(stem, heading, _DRAW[stem]) for stem, heading in figure_names.FIGURES)
 
