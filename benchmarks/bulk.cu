@@ -17,7 +17,8 @@
 // The kernels hold no LDG or STG: built once (gmb_bench_once), run in the default flavor only;
 // a GPU below sm_90 skips the family (gpu_feature::kBulkCopy).
 // Names: bulk/read/bytes:16384/stages:4/bpsm:1/warps:4, bulk/write/bytes:4096/stages:4/bpsm:1,
-// bulk/latency/bytes:4096.
+// bulk/latency/bytes:4096. The model's calibration runs one bulk read too:
+// model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (bulk_calibration_cases).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -205,6 +206,19 @@ std::optional<bench_case> latency_case(environment& env, std::size_t chunk) {
 }
 
 }  // namespace
+
+std::vector<bench_case> bulk_calibration_cases(environment& env) {
+  // One block per SM handling 2-KiB chunks, 8 in flight: a shape no quick sweep runs (the
+  // full sweep has it, as it has the chases' sizes), its rate set by the block's turnaround
+  // per chunk more than by the latency (docs/model.md).
+  std::vector<bench_case> cases;
+  std::optional<bench_case> c = stream_case(env, bulk_read, bulk_op::kRead, {2048, 8, 1, 4});
+  if (c) {
+    c->name = "model/" + c->name;
+    cases.push_back(std::move(*c));
+  }
+  return cases;
+}
 
 std::vector<bench_case> bulk_cases(environment& env, sweep s) {
   const bool full = s == sweep::kFull;

@@ -8,7 +8,9 @@
 // - model/read/ws:W: hot reads of a working set (benchmarks/working_set.cu) of 40 KiB and
 //   10 MiB: the L1's and the L2's rate to the SMs;
 // - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
-//   the constant cache's cost per warp load and per distinct word.
+//   the constant cache's cost per warp load and per distinct word;
+// - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
+//   read whose block turns each chunk around in turn: that turnaround's time.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -19,7 +21,8 @@ namespace gmb {
 std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (auto probes :
-       {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases}) {
+       {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases,
+        bulk_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

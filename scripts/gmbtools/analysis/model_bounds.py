@@ -54,6 +54,7 @@ class Shape:
     write_step: float | None = None  # ... stores
     store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
+    chunks: float = 0.0  # bulk copies a block turns around in turn per round (bulk_chunk_ns)
 
     @property
     def logical_bytes(self) -> float:
@@ -147,6 +148,7 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
     slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
     if s.grid == "persistent":
         slot += p.round_ns or 0.0
+    slot += (p.bulk_chunk_ns or 0.0) * s.chunks
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         slot += (p.load_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)

@@ -19,6 +19,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
+| `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: its round less the loaded latency, over its stages |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
 the check that no parameter comes from the family it predicts: a parameter whose source is
@@ -32,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
-from gmbtools.analysis import model_onchip
+from gmbtools.analysis import model_bulk, model_onchip
 from gmbtools.analysis.model_chases import ChaseProbes, probes_from
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -64,6 +65,7 @@ SOURCES = {
                  "read/f32/ilp:1/grid:persistent"),
     "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
     "chases": "model/chase",
+    "bulk_chunk_ns": "model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4",
 }
 ROUND_BYTES = {SOURCES["round_ns"][0]: 32 * 4, SOURCES["round_ns"][1]: 4}  # per warp, per thread
 
@@ -95,6 +97,7 @@ class Params:
     peer_link_gbs: float | None = None  # the peer link's rate each way (NVML)
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
+    bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
@@ -184,6 +187,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if p.load_slot_ns is None and p.block_slot_ns is not None:
         take("load_slot_ns", p.block_slot_ns, p.sources["block_slot_ns"])
     _line_term(p, ok, take)
+    probe = SOURCES["bulk_chunk_ns"]
+    take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p, value(probe), probe), probe)
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
@@ -194,11 +199,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
 
 def _first_of(names: tuple[str, ...], value) -> tuple[str, float] | None:
     """The first of `names` the rows hold: (name, GB/s)."""
-    for name in names:
-        gbs = value(name)
-        if gbs is not None:
-            return name, gbs
-    return None
+    return next(((name, gbs) for name in names if (gbs := value(name)) is not None), None)
 
 
 def _scatter_terms(p: Params, rows: pd.DataFrame, take) -> None:

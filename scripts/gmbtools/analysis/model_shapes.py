@@ -176,13 +176,15 @@ def _bulk(row) -> Shape | None:
     """Bulk copies (benchmarks/bulk.cu): one thread of each block starts them, so an SM keeps
     bytes x stages x bpsm in flight (a copy one stage fewer: a stage is refilled once the copy
     out of it has read it); whole lines, all useful. Little's law on the curve of the same mix,
-    with no wait per line (the copy unit asks for all of a copy's lines at once)."""
+    with no wait per line (the copy unit asks for all of a copy's lines at once), and each
+    block turning its chunks around one at a time (`Params.bulk_chunk_ns`)."""
     size, stages, bpsm = (_number(row, key) for key in ("bytes", "stages", "bpsm"))
     if None in (size, stages, bpsm):
         return None
     op = str(row["variant"])
     warps = _number(row, "warps", 1)  # reads: the warps that check each chunk
-    inflight = size * (max(1.0, stages - 1) if op == "copy" else stages) * bpsm
-    return Shape(op=op, load_bytes_per_thread=inflight, grid="persistent", dram_bytes=1.0,
-                 efficiency=1.0, threads_per_block=int(32 * warps), ld_sectors_per_req=4.0,
-                 word_bytes=inflight, resident_threads=1)
+    chunks = max(1.0, stages - 1) if op == "copy" else stages
+    return Shape(op=op, load_bytes_per_thread=size * chunks * bpsm, grid="persistent",
+                 dram_bytes=1.0, efficiency=1.0, threads_per_block=int(32 * warps),
+                 ld_sectors_per_req=4.0, word_bytes=size * chunks * bpsm, resident_threads=1,
+                 chunks=chunks)
