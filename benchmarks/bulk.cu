@@ -17,16 +17,21 @@
 // The kernels hold no LDG or STG: built once (gmb_bench_once), run in the default flavor only;
 // a GPU below sm_90 skips the family (gpu_feature::kBulkCopy).
 // Names: bulk/read/bytes:16384/stages:4/bpsm:1/warps:4, bulk/write/bytes:4096/stages:4/bpsm:1,
-// bulk/latency/bytes:4096. The model's calibration runs one bulk read too:
+// bulk/latency/bytes:4096. The peer family's link experiments run three over the link
+// (bulk_link_cases): peer/bulk/read/bytes:16384/stages:4/bpsm:1/warps:4 and
+// peer/bulk/copy/bytes:16384/stages:4/bpsm:1/dir:pull|push. The model's calibration runs one
+// bulk read too:
 // model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (bulk_calibration_cases).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "benchmarks/builders/peer_state.cuh"
 #include "benchmarks/builders/residency.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/bulk.hpp"
@@ -76,9 +81,15 @@ std::optional<std::size_t> bulk_residency(const environment& env, Kernel kernel,
   return smem;
 }
 
+/// The arrays a bulk case reads and writes: the environment's, or (peer_link.cu) the partner's.
+using array_of = std::function<device_buffer&(environment&)>;
+device_buffer& input_array(environment& e) { return e.in(); }
+device_buffer& output_array(environment& e) { return e.out(); }
+
 template <class Kernel>
 std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op op,
-                                      const bulk_shape& shape) {
+                                      const bulk_shape& shape, array_of source = input_array,
+                                      array_of target = output_array) {
   const unsigned threads = kWarp * (op == bulk_op::kRead ? shape.warps : 1);
   const std::optional<std::size_t> found =
       bulk_residency(env, kernel, threads, bulk_smem_bytes(shape.chunk_bytes, shape.stages),
@@ -101,38 +112,41 @@ std::optional<bench_case> stream_case(environment& env, Kernel kernel, bulk_op o
   const double moved = double(chunks) * double(shape.chunk_bytes);
   if (op == bulk_op::kRead) {
     const checking_read_launch launch = [=](environment& e, word_pattern expected) {
-      bulk_read<<<grid, threads, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
+      bulk_read<<<grid, threads, smem, e.stream()>>>(source(e).data<const std::uint32_t>(),
                                                          chunks, chunk_bytes, stages, expected,
                                                          e.counter());
     };
-    c.prepare = [](environment& e) {
-      e.in().fill(kInputPattern, e.stream());
+    c.prepare = [source](environment& e) {
+      source(e).fill(kInputPattern, e.stream());
       e.reset_counter();
     };
     c.launch = [launch](environment& e) { launch(e, kInputPattern); };
-    c.verify = [launch, words](environment& e) {
-      return verify_checking_read(e, e.in(), kInputPattern, words, launch, {}, words);
+    c.verify = [launch, words, source](environment& e) {
+      return verify_checking_read(e, source(e), kInputPattern, words, launch, {}, words);
     };
     c.bytes_read = moved;
   } else if (op == bulk_op::kWrite) {
-    c.prepare = [](environment& e) { e.out().poison(e.stream()); };
+    c.prepare = [target](environment& e) { target(e).poison(e.stream()); };
     c.launch = [=](environment& e) {
-      bulk_write<<<grid, kWarp, smem, e.stream()>>>(e.out().data<std::uint32_t>(), chunks,
+      bulk_write<<<grid, kWarp, smem, e.stream()>>>(target(e).data<std::uint32_t>(), chunks,
                                                           chunk_bytes, stages, kWritePattern);
     };
-    c.verify = [words](environment& e) {
-      return verify_words(e, e.out(), prefix_written{kWritePattern, words}, "out");
+    c.verify = [words, target](environment& e) {
+      return verify_words(e, target(e), prefix_written{kWritePattern, words}, "out");
     };
     c.bytes_written = moved;
   } else {
-    c.prepare = fill_input_poison_output;
+    c.prepare = [source, target](environment& e) {
+      source(e).fill(kInputPattern, e.stream());
+      target(e).poison(e.stream());
+    };
     c.launch = [=](environment& e) {
-      bulk_copy<<<grid, kWarp, smem, e.stream()>>>(e.in().data<const std::uint32_t>(),
-                                                         e.out().data<std::uint32_t>(), chunks,
+      bulk_copy<<<grid, kWarp, smem, e.stream()>>>(source(e).data<const std::uint32_t>(),
+                                                         target(e).data<std::uint32_t>(), chunks,
                                                          chunk_bytes, stages);
     };
-    c.verify = [words](environment& e) {
-      return verify_words(e, e.out(), prefix_written{kInputPattern, words}, "out");
+    c.verify = [words, target](environment& e) {
+      return verify_words(e, target(e), prefix_written{kInputPattern, words}, "out");
     };
     c.bytes_read = c.bytes_written = moved;
   }
@@ -206,6 +220,23 @@ std::optional<bench_case> latency_case(environment& env, std::size_t chunk) {
 }
 
 }  // namespace
+
+std::vector<bench_case> bulk_link_cases(environment& env, const std::shared_ptr<peer_state>& state) {
+  // 16-KiB chunks, 4 in flight, one block per SM: 64 KiB per SM, enough to fill the link
+  const bulk_shape shape{16384, 4, 1, 4};
+  const array_of partner = [state](environment&) -> device_buffer& { return state->buffer(); };
+  std::vector<bench_case> cases;
+  auto add = [&](std::optional<bench_case> c, const char* dir, double crossing_share) {
+    if (!c) return;
+    c->name = "peer/" + c->name + (dir[0] ? std::string("/dir:") + dir : "");
+    c->peak_bytes_per_second = state->link_rate / crossing_share;
+    cases.push_back(std::move(*c));
+  };
+  add(stream_case(env, bulk_read, bulk_op::kRead, shape, partner), "", 1.0);
+  add(stream_case(env, bulk_copy, bulk_op::kCopy, shape, partner, output_array), "pull", 0.5);
+  add(stream_case(env, bulk_copy, bulk_op::kCopy, shape, input_array, partner), "push", 0.5);
+  return cases;
+}
 
 std::vector<bench_case> bulk_calibration_cases(environment& env) {
   // One block per SM handling 2-KiB chunks, 8 in flight: a shape no quick sweep runs (the

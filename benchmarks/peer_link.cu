@@ -10,7 +10,10 @@
 //   the SMs up to eight per SM, each block looping over the tiles): how many SMs fill the link.
 // - both directions at once, other than dir:both (each GPU pulling):
 //   peer/copy/f32x4/ilp:4/dir:both_push (each GPU pushes its array into the other's) and
-//   dir:split (this GPU alone, even tiles pulled and odd tiles pushed, in one launch).
+//   dir:split (this GPU alone, even tiles pulled and odd tiles pushed, in one launch);
+// - bulk (TMA) copies over the link (benchmarks/bulk.cu's bulk_link_cases, sm_90 on):
+//   peer/bulk/read/bytes:16384/stages:4/bpsm:1/warps:4, peer/bulk/copy/.../dir:pull|push: do
+//   they send the copy engine's payloads?
 // Bytes: read + written, as everywhere; pct_peak of the link as in peer.cu.
 #include <algorithm>
 #include <memory>
@@ -231,6 +234,7 @@ void add_link_cases(environment& env, const std::shared_ptr<peer_state>& state, 
   add_block_sweep(env, state, cases);
   cases.push_back(both_push_case(env, state));
   cases.push_back(split_case(env, state));
+  for (auto& c : bulk_link_cases(env, state)) cases.push_back(std::move(c));
 }
 
 }  // namespace gmb

@@ -149,4 +149,8 @@ struct every_nth_tile {
 void add_link_cases(environment& env, const std::shared_ptr<peer_state>& state, sweep s,
                     std::vector<bench_case>& cases);
 
+/// Bulk (TMA) copies over the link (benchmarks/bulk.cu, built once, sm_90 on): a read of the
+/// partner's array into shared memory, and copies pulling from it or pushing into it.
+std::vector<bench_case> bulk_link_cases(environment& env, const std::shared_ptr<peer_state>& state);
+
 }  // namespace gmb

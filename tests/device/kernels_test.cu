@@ -265,8 +265,9 @@ TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   for (const auto& c : all_cases(*env_, sweep::kFull)) {
     const bool tma_rung = c.name.find("/tile_tma/") != std::string::npos;
     tma += tma_rung;
-    EXPECT_EQ(c.needs == gpu_feature::kBulkCopy, starts_with(c.name, "bulk/") || tma_rung)
-        << c.name;
+    const bool bulk_copies = starts_with(c.name, "bulk/") || starts_with(c.name, "model/bulk/") ||
+                             starts_with(c.name, "peer/bulk/");  // the calibration's, the link's
+    EXPECT_EQ(c.needs == gpu_feature::kBulkCopy, bulk_copies || tma_rung) << c.name;
     if (c.needs == gpu_feature::kNone) continue;
     SCOPED_TRACE(c.name);
     if (c.needs == gpu_feature::kBulkCopy) {
@@ -365,7 +366,8 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
   }
   const auto sms = static_cast<unsigned>(env_->device().sms);
   EXPECT_EQ(names.count("peer/copy/f32x4/ilp:4/dir:pull/blocks:" + std::to_string(sms)), 1u);
-  EXPECT_EQ(cases.size(), 56u);
+  EXPECT_EQ(names.count("peer/bulk/copy/bytes:16384/stages:4/bpsm:1/dir:pull"), 1u);
+  EXPECT_EQ(cases.size(), 59u);
   // pct_peak is of the link: each case's peak is the link's one-way rate times (read +
   // written) / the bytes crossing one way (peer.cu's rule), where the rate is known.
   const double rate = query_peer_link(env_->device().ordinal, {partner.device}).bytes_per_second;
@@ -377,11 +379,14 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
     const bool both = c.name.find("/dir:both") != std::string::npos ||  // both_push too
                       c.name.find("/dir:split") != std::string::npos;     // half each way
     const bool one_way_copy =
-        !both && (starts_with(c.name, "peer/copy/") || starts_with(c.name, "ref/memcpy_peer/"));
+        !both && (starts_with(c.name, "peer/copy/") || starts_with(c.name, "peer/bulk/copy/") ||
+                  starts_with(c.name, "ref/memcpy_peer/"));
     EXPECT_DOUBLE_EQ(c.peak_bytes_per_second, rate * (both ? 4 : one_way_copy ? 2 : 1)) << c.name;
   }
+  const device_info& d = env_->device();
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
+    if (!unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty()) continue;  // bulk: sm_90
     EXPECT_EQ(run_untimed(*env_, c), "");
   }
 }
@@ -391,7 +396,8 @@ TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
         starts_with(c.name, "model/read/") || starts_with(c.name, "inflight/read") ||
         starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/") ||
-        starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/")) {
+        starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/") ||
+        starts_with(c.name, "model/bulk/read/") || starts_with(c.name, "peer/bulk/read/")) {
       continue;  // checking reads write nothing; see the next test
     }
     SCOPED_TRACE(c.name);
