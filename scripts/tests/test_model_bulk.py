@@ -1,6 +1,7 @@
 """A bulk copy's turnaround in its block (analysis/model_bulk.py, Params.bulk_chunk_ns): its
 arithmetic, and on the committed H100 and H200 runs (made before the calibration's bulk read
-existed) the turnaround taken from one bulk read's shape predicting the family's other reads."""
+existed) the turnaround of one bulk read whose stages are more than the latency needs,
+predicting the family's other reads."""
 
 import dataclasses
 from pathlib import Path
@@ -19,30 +20,36 @@ RUNS = [REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261127-043312-time",
 PROBE = model_params.SOURCES["bulk_chunk_ns"]
 
 
-def test_the_turnaround_is_the_round_less_the_latency_over_the_chunks():
+def bulk_row(size, stages, bpsm=1, op="read"):
+    return pd.Series({"family": "bulk", "variant": op, "bytes": str(size), "stages": str(stages),
+                      "bpsm": str(bpsm), "warps": "4"})
+
+
+def test_the_turnaround_is_a_blocks_chunk_over_its_rate():
+    # 100 SMs, one block each, 2048-B chunks at 1000 GB/s: one chunk per 204.8 ns a block
+    assert model_bulk.bulk_chunk_ns(100, 1000.0, PROBE) == pytest.approx(204.8)
+    assert model_bulk.bulk_chunk_ns(100, None, PROBE) is None
+    assert model_bulk.bulk_chunk_ns(None, 1000.0, PROBE) is None
+
+
+def test_a_block_turns_one_chunk_around_at_a_time_and_each_stage_waits_for_it():
     curve = LoadedCurve(np.array([100.0, 4000.0]), np.array([500.0, 500.0]))  # a flat 500 ns
-    p = model_params.Params(sms=100, read_curve=curve, round_ns=20.0)
-    # 100 SMs x 2048 B x 8 stages at 1000 GB/s: a round of 1638.4 ns
-    assert model_bulk.bulk_chunk_ns(p, 1000.0, PROBE) == pytest.approx((1638.4 - 520) / 8)
-    assert model_bulk.bulk_chunk_ns(p, None, PROBE) is None
-    assert model_bulk.bulk_chunk_ns(model_params.Params(sms=100), 1000.0, PROBE) is None
-
-
-def test_the_turnaround_adds_one_per_chunk_a_block_handles_to_littles_law():
-    curve = LoadedCurve(np.array([100.0, 4000.0]), np.array([500.0, 500.0]))
     p = model_params.Params(sms=100, read_curve=curve, read_gbs=3000.0, write_gbs=3000.0,
-                            copy_gbs=3000.0, bulk_chunk_ns=100.0)
-    row = pd.Series({"family": "bulk", "variant": "read", "bytes": "1024", "stages": "4",
-                     "bpsm": "1", "warps": "4"})
-    shape = model_shapes.shape_of(row)
-    assert shape.chunks == 4
-    gbs, bound = model_bounds.predict(p, shape)
+                            copy_gbs=3000.0, bulk_chunk_ns=250.0, round_ns=40.0)
+    # enough stages: one chunk per turnaround, each block
+    gbs, bound = model_bounds.predict(p, model_shapes.shape_of(bulk_row(1024, 8)))
+    assert (gbs, bound) == (pytest.approx(100 * 1024 / 250), model_bounds.TURNAROUND)
+    # one stage: the copy's latency and the turnaround, no persistent warp's round
+    gbs, bound = model_bounds.predict(p, model_shapes.shape_of(bulk_row(1024, 1)))
     assert bound == model_bounds.LATENCY
-    assert gbs == pytest.approx(100 * 4096 / (500 + 4 * 100), rel=0.02)
+    assert gbs == pytest.approx(100 * 1024 / (500 + 250), rel=0.02)
+    # a copy counts its bytes twice
+    gbs, _ = model_bounds.predict(p, model_shapes.shape_of(bulk_row(1024, 8, op="copy")))
+    assert gbs == pytest.approx(2 * 100 * 1024 / 250)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r.parent.name)
-def test_one_shapes_turnaround_predicts_the_other_bulk_reads_within_5_percent(run):
+def test_one_reads_turnaround_predicts_the_other_small_bulk_reads_within_5_percent(run):
     if not run.is_dir():
         pytest.skip("no results/ here")
     medians = frame.readable_medians(run, results.load_folder(run))
@@ -50,14 +57,13 @@ def test_one_shapes_turnaround_predicts_the_other_bulk_reads_within_5_percent(ru
     p = model_params.params_from(rows, without="bulk")
     stand_in = "bulk/read/bytes:1024/stages:4/bpsm:1/warps:4"  # in place of the probe
     turnaround = model_bulk.bulk_chunk_ns(
-        p, float(rows.loc[rows["name"] == stand_in, "gbs"].iloc[0]), stand_in)
-    assert 100 < turnaround < 200  # ns: about 260 SM cycles
+        p.sms, float(rows.loc[rows["name"] == stand_in, "gbs"].iloc[0]), stand_in)
+    assert 200 < turnaround < 260  # ns: about 460 SM cycles
     p = dataclasses.replace(p, bulk_chunk_ns=turnaround)
-    for name in ("bulk/read/bytes:1024/stages:1/bpsm:1/warps:4",
-                 "bulk/read/bytes:4096/stages:2/bpsm:1/warps:4",
-                 "bulk/read/bytes:8192/stages:4/bpsm:1/warps:4",
+    for name in ("bulk/read/bytes:4096/stages:4/bpsm:1/warps:4",
                  "bulk/read/bytes:1024/stages:4/bpsm:1/warps:1",
                  "bulk/read/bytes:1024/stages:4/bpsm:4/warps:1"):
         row = rows.loc[rows["name"] == name].iloc[0]
-        gbs, _ = model_bounds.predict(p, model_shapes.shape_of(row))
+        gbs, bound = model_bounds.predict(p, model_shapes.shape_of(row))
+        assert bound == model_bounds.TURNAROUND
         assert row["gbs"] / gbs == pytest.approx(1.0, abs=0.05), name

@@ -16,6 +16,7 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
 - `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
   sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each.
+- `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
 """
 
 import math
@@ -35,6 +36,7 @@ READ_PAGE, WRITE_PAGE = 1024, 256
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
 CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
 LINK = "host link"  # mapped host memory at the copy engine's rate over the link (model_links)
+TURNAROUND = "chunk turnaround"  # a block of bulk copies handles one chunk at a time (model_bulk)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class Shape:
     write_step: float | None = None  # ... stores
     store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
-    chunks: float = 0.0  # bulk copies a block turns around in turn per round (bulk_chunk_ns)
+    chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
 
     @property
     def logical_bytes(self) -> float:
@@ -119,6 +121,9 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
         curve = p.read_curve if s.op == "read" else p.copy_curve
         if curve is not None:
             out[LATENCY] = _littles_law(p, s, curve, out.get(DRAM, math.inf))
+    if s.chunks and p.bulk_chunk_ns and p.sms:  # one chunk per turnaround, each block
+        chunk_bytes = s.load_bytes_per_thread / s.chunks  # an SM's blocks' chunks, one each
+        out[TURNAROUND] = p.sms * chunk_bytes / p.bulk_chunk_ns * max(s.factor, 1.0)
     if s.op != "write" and p.l2_gbs and s.ld_sectors_per_req:
         # a warp round's useful bytes against the sectors it brings from the L2; the L1 serves
         # the sectors the round's loads share (one structure's fields, a stencil's neighbours)
@@ -146,9 +151,10 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
     pass the roof but the run has no DRAM bound)."""
     threads = s.resident_threads or p.threads_per_sm
     slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
-    if s.grid == "persistent":
+    if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
+        slot += p.bulk_chunk_ns
+    elif s.grid == "persistent":
         slot += p.round_ns or 0.0
-    slot += (p.bulk_chunk_ns or 0.0) * s.chunks
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         slot += (p.load_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)

@@ -19,7 +19,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
-| `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: its round less the loaded latency, over its stages |
+| `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
 the check that no parameter comes from the family it predicts: a parameter whose source is
@@ -188,7 +188,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         take("load_slot_ns", p.block_slot_ns, p.sources["block_slot_ns"])
     _line_term(p, ok, take)
     probe = SOURCES["bulk_chunk_ns"]
-    take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p, value(probe), probe), probe)
+    take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
