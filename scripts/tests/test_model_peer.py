@@ -119,6 +119,9 @@ def test_few_blocks_keep_too_few_bytes_in_flight_for_the_links_round_trip():
         2 * 8 * 16384 / 1000)
     assert model_peer.peer_gbs(p, row(name.format(1056), ld=16.0), 1000.0) == pytest.approx(pull)
     assert model_peer.peer_gbs(p, row(name.format(8), ld=16.0)) is None  # no round trip known
+    # the bytes in flight follow the name's word and ilp: 256 threads x one 4-B word
+    assert model_peer.peer_gbs(p, row("peer/copy/f32/ilp:1/dir:pull/blocks:8"), 1000.0) == (
+        pytest.approx(2 * 8 * 256 * 4 / 1000))
 
 
 def test_the_links_round_trip_is_the_peer_chase_beyond_every_l2():

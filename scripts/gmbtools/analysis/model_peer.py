@@ -16,7 +16,8 @@ every L2), never from a peer kernel's rate (docs/peer.md):
   half and pushing half) they share a direction with data. Pushes both ways
   (`dir:both_push`) send no requests: each direction as one push alone.
 - With few blocks (`blocks:N`) the link waits on them: N blocks' loads in flight over its
-  round trip (Little's law), each block's 256 threads four 16-B words.
+  round trip (Little's law), each block's 256 threads with the words its name says (f32x4,
+  ilp:4: four 16-B words).
 
 A copy counts the bytes read and written, one side over the link: twice the link's useful
 rate. Not modelled: the peer chases (latency), and a misaligned pull (`off:1`), whose extra
@@ -35,7 +36,7 @@ PEER = "peer link"
 HEADER, SM_PAYLOAD, CE_PAYLOAD = 16.0, 128.0, 256.0
 SM_SHARE = (SM_PAYLOAD / (SM_PAYLOAD + HEADER)) / (CE_PAYLOAD / (CE_PAYLOAD + HEADER))
 LINE, SECTOR, LANES = 128.0, 32.0, 32
-BLOCK_BYTES_IN_FLIGHT = 256 * 4 * 16  # peer_link.cu's block sweep: f32x4, ilp:4
+BLOCK_THREADS = 256  # kernels/coalesced.cuh's kCoalescedBlock
 PUSHES = ("push", "to_all", "both_push")  # the stores cross the link
 REQUESTS_BOTH_WAYS = ("both", "split")  # a direction carries data and the other pull's requests
 
@@ -61,7 +62,9 @@ def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
         return bound
     if not latency_ns:
         return None
-    return min(bound, 2 * blocks * BLOCK_BYTES_IN_FLIGHT / latency_ns)
+    type_ = str(row["name"]).split("/")[2]  # a block's loads in flight: its threads' words
+    in_flight = BLOCK_THREADS * (_param(row, "ilp") or 1) * float(element_bytes(type_) or 4)
+    return min(bound, 2 * blocks * in_flight / latency_ns)
 
 
 def link_bytes(row) -> float | None:
