@@ -432,6 +432,9 @@ std::vector<std::pair<std::string, std::string>> run_context(const gmb::device_i
   entries.emplace_back("gmb_peer_partner_source", opt.peer_partner >= 0
                                                       ? "--gmb_peer_partner"
                                                       : "default: (device + 1) mod count");
+  // peer/copy/.../dir:both is each GPU pushing (dir:both_pull each pulling); files without
+  // this key named the pulls dir:both and the pushes dir:both_push (data/context_keys.py)
+  entries.emplace_back("gmb_peer_both", "push");
   if (opt.info)
     entries.emplace_back("gpu_nvlinks_nvml", gmb::read_nvlinks(device.ordinal).describe());
   if (peer.device >= 0) {  // the link's rate (NVML), the pct_peak of peer/ and ref/memcpy_peer

@@ -2,13 +2,14 @@
 // this GPU reads, writes or copies the memory of its partner, GPU (device + 1) mod count or
 // --gmb_peer_partner, through peer access (cudaDeviceEnablePeerAccess). Names:
 // peer/read/f32x4/ilp:4, peer/write/f32x4/ilp:4, peer/copy/f32x4/ilp:4/dir:pull (partner ->
-// here), dir:push (here -> partner) and dir:both (each GPU pulling the other's array at once);
+// here), dir:push (here -> partner) and dir:both (each GPU pushing its array into the other's
+// at once);
 // f32, f64 and f32x4 words (4, 8 and 16 B per lane); f32x4 copies with ilp:8 too (the link's
 // latency is several times HBM's: more bytes in flight);
 // dir:from_all and dir:to_all (tile t of the array pulled from or pushed to the (t mod n)-th of
 // the n GPUs with peer access, all in one launch: with two GPUs the traffic of pull and push);
 // the link's experiments (peer_link.cu: offsets, strides and runs on the partner's side, the
-// blocks that drive the link, both ways by pushes or by one GPU); the link's latency: peer/chase/ws:N/lanes:1, the
+// blocks that drive the link, both ways by pulls or by one GPU); the link's latency: peer/chase/ws:N/lanes:1, the
 // latency family's chase through a chain in the partner's memory (quick: 16 KiB, 1 MiB and 256
 // MiB, the last beyond any L2; full: every 4th power of two from 4 KiB to 1 GiB, one and 32
 // lanes); the copy engine in the same run: ref/memcpy_peer/dir:pull|push|both
@@ -120,25 +121,11 @@ void add_kernels(environment& env, const std::shared_ptr<peer_state>& state,
     cases.push_back(std::move(copy));
   }
 
-  // Both directions at once: each GPU pulls the other's array, started together and timed
-  // until both are done.
-  bench_case both;
-  both.name = bench_name("peer", std::string("copy/") + type, {ilp, name_param("dir", "both")});
-  both.prepare = [state](environment& e) { prepare_both(e, *state); };
-  both.launch = [state, grid, tiles](environment& e) {
-    const auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
-    launch_both(
-        e, *state,
-        [&](cudaStream_t ours) {
-          kernel<<<grid, kCoalescedBlock, 0, ours>>>(state->remote.data<const T>(),
-                                                     e.out().data<T>(), tiles);
-        },
-        [&](cudaStream_t theirs) {
-          kernel<<<grid, kCoalescedBlock, 0, theirs>>>(e.in().data<const T>(),
-                                                       state->remote_out.data<T>(), tiles);
-        });
-  };
-  both.verify = [state](environment& e) { return verify_both(e, *state); };
+  // Both directions at once, each GPU pushing its array into the other's: the SMs' best way
+  // (pulls both ways put the read requests on the data's wires: peer_link.cu's dir:both_pull).
+  bench_case both = both_ways_copy<T, Ilp>(
+      bench_name("peer", std::string("copy/") + type, {ilp, name_param("dir", "both")}), state,
+      tiles, both_ways{true});
   both.bytes_read = both.bytes_written = 2 * bytes;
   both.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
   both.model = load_model + store_model + load_model + store_model;
@@ -228,11 +215,11 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
     c.peak_bytes_per_second = 2 * state->link_rate;  // half of the bytes cross the link
     cases.push_back(std::move(c));
   }
-  // Both directions at once, as peer/copy/.../dir:both: each GPU's copy engine pulls the
-  // other's array on that GPU's stream.
+  // Both directions at once: each GPU's copy engine pulls the other's array on that GPU's
+  // stream (for the copy engine, which GPU drives a copy does not change what crosses).
   bench_case both;
   both.name = bench_name("ref", "memcpy_peer", {name_param("dir", "both")});
-  both.prepare = [state](environment& e) { prepare_both(e, *state); };
+  both.prepare = [state](environment& e) { both_ways{false}.prepare(e, *state); };
   both.launch = [state, self](environment& e) {
     const int peer = state->peer;
     const std::size_t n = e.array_bytes();
@@ -247,7 +234,7 @@ void add_memcpy(environment& env, const std::shared_ptr<peer_state>& state,
               cudaMemcpyPeerAsync(state->remote_out.data(), peer, e.in().data(), self, n, theirs));
         });
   };
-  both.verify = [state](environment& e) { return verify_both(e, *state); };
+  both.verify = [state](environment& e) { return both_ways{false}.verify(e, *state); };
   both.bytes_read = both.bytes_written = 2 * bytes;
   both.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
   cases.push_back(std::move(both));

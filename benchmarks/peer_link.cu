@@ -8,8 +8,8 @@
 //   ways; full: offsets 1..32 and the strides both ways too.
 // - peer/copy/f32x4/ilp:4/dir:pull/blocks:N: the coalesced copy on N blocks (a sixteenth of
 //   the SMs up to eight per SM, each block looping over the tiles): how many SMs fill the link.
-// - both directions at once, other than dir:both (each GPU pulling):
-//   peer/copy/f32x4/ilp:4/dir:both_push (each GPU pushes its array into the other's) and
+// - both directions at once, other than dir:both (each GPU pushing):
+//   peer/copy/f32x4/ilp:4/dir:both_pull (each GPU pulls the other's array) and
 //   dir:split (this GPU alone, even tiles pulled and odd tiles pushed, in one launch);
 // - bulk (TMA) copies over the link (benchmarks/bulk.cu's bulk_link_cases, sm_90 on):
 //   peer/bulk/read/bytes:16384/stages:4/bpsm:1/warps:4, peer/bulk/copy/.../dir:pull|push: do
@@ -147,39 +147,13 @@ void add_block_sweep(environment& env, const std::shared_ptr<peer_state>& state,
   }
 }
 
-/// dir:both_push: each GPU pushes its own array into the other's (ours: in -> the partner's
-/// remote; the partner's: its remote_out -> our out), started together, timed until both end.
-bench_case both_push_case(environment& env, const std::shared_ptr<peer_state>& state) {
+/// dir:both_pull: each GPU pulls the other's array at once: each direction carries one pull's
+/// data and the other pull's read requests (dir:both pushes).
+bench_case both_pull_case(environment& env, const std::shared_ptr<peer_state>& state) {
   const link_copy copy(env);
-  bench_case c;
-  c.name = bench_name("peer", "copy/f32x4",
-                      {name_param("ilp", kLinkIlp), name_param("dir", "both_push")});
-  c.prepare = [state](environment& e) {
-    state->make_both();
-    e.in().fill(kInputPattern, e.stream());
-    state->remote_out.fill(kInputPattern, e.stream());
-    state->remote.poison(e.stream());
-    e.out().poison(e.stream());
-  };
-  c.launch = [state, tiles = copy.tiles](environment& e) {
-    const auto kernel = coalesced_copy<link_word, kLinkIlp, cache_op::kDefault, store_op::kDefault>;
-    const auto grid = static_cast<unsigned>(tiles);
-    launch_both(
-        e, *state,
-        [&](cudaStream_t ours) {
-          kernel<<<grid, kCoalescedBlock, 0, ours>>>(e.in().data<const link_word>(),
-                                                     state->remote.data<link_word>(), tiles);
-        },
-        [&](cudaStream_t theirs) {
-          kernel<<<grid, kCoalescedBlock, 0, theirs>>>(state->remote_out.data<const link_word>(),
-                                                       e.out().data<link_word>(), tiles);
-        });
-  };
-  c.verify = [state](environment& e) {
-    std::string error = verify_words(e, e.out(), kInputPattern, "out");
-    if (error.empty()) error = verify_words(e, state->remote, kInputPattern, "partner's array");
-    return error;
-  };
+  bench_case c = both_ways_copy<link_word, kLinkIlp>(
+      bench_name("peer", "copy/f32x4", {name_param("ilp", kLinkIlp), name_param("dir", "both_pull")}),
+      state, copy.tiles, both_ways{false});
   c.bytes_read = c.bytes_written = 2 * copy.bytes;
   c.model = copy.model + copy.model;
   c.peak_bytes_per_second = 4 * state->link_rate;  // a quarter crosses each way
@@ -232,7 +206,7 @@ void add_link_cases(environment& env, const std::shared_ptr<peer_state>& state, 
                     std::vector<bench_case>& cases) {
   add_patterns(env, state, s, cases);
   add_block_sweep(env, state, cases);
-  cases.push_back(both_push_case(env, state));
+  cases.push_back(both_pull_case(env, state));
   cases.push_back(split_case(env, state));
   for (auto& c : bulk_link_cases(env, state)) cases.push_back(std::move(c));
 }

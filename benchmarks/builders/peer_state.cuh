@@ -12,6 +12,7 @@
 #include "gmb/device_buffer.cuh"
 #include "gmb/host_device.hpp"
 #include "gmb/scoped_device.hpp"
+#include "kernels/coalesced.cuh"
 
 namespace gmb {
 
@@ -24,7 +25,7 @@ struct peer_state {
   int peer = -1;
   std::size_t bytes = 0;
   device_buffer remote;
-  device_buffer remote_out;           // dir:both: what the partner's own kernel writes
+  device_buffer remote_out;           // both ways: the partner's own copy's array
   std::vector<int> all;               // every GPU with peer access both ways, the partner first
   std::vector<device_buffer> others;  // an array on each of all[1..], made on first use
   double link_rate = 0;  // the link's theoretical rate one way (peer_link.hpp), 0: unknown
@@ -103,20 +104,35 @@ inline std::string verify_one_way(environment& e, peer_state& state, bool pull) 
               : verify_words(e, state.buffer(), kInputPattern, "partner's array");
 }
 
-/// dir:both's setup and check: each GPU pulls the other's array (ours: remote -> out; the
-/// partner's: our in -> its remote_out).
-inline void prepare_both(environment& e, peer_state& state) {
-  state.make_both();
-  state.remote.fill(kInputPattern, e.stream());
-  e.in().fill(kInputPattern, e.stream());
-  e.out().poison(e.stream());
-  state.remote_out.poison(e.stream());
-}
-inline std::string verify_both(environment& e, peer_state& state) {
-  std::string error = verify_words(e, e.out(), kInputPattern, "out");
-  if (error.empty()) error = verify_words(e, state.remote_out, kInputPattern, "partner's out");
-  return error;
-}
+/// Both directions at once, one array each way. Pushes (dir:both): each GPU copies its own
+/// array into the other's (ours: in -> the partner's remote; the partner's: its remote_out ->
+/// our out). Pulls (dir:both_pull, the copy engine's dir:both): each copies the other's array
+/// into its own (ours: remote -> out; the partner's: our in -> its remote_out).
+struct both_ways {
+  bool push;
+  device_buffer& ours_from(environment& e, peer_state& s) const { return push ? e.in() : s.remote; }
+  device_buffer& ours_to(environment& e, peer_state& s) const { return push ? s.remote : e.out(); }
+  device_buffer& theirs_from(environment& e, peer_state& s) const {
+    return push ? s.remote_out : e.in();
+  }
+  device_buffer& theirs_to(environment& e, peer_state& s) const {
+    return push ? e.out() : s.remote_out;
+  }
+  void prepare(environment& e, peer_state& s) const {
+    s.make_both();
+    ours_from(e, s).fill(kInputPattern, e.stream());
+    theirs_from(e, s).fill(kInputPattern, e.stream());
+    ours_to(e, s).poison(e.stream());
+    theirs_to(e, s).poison(e.stream());
+  }
+  std::string verify(environment& e, peer_state& s) const {
+    std::string error = verify_words(e, e.out(), kInputPattern, "out");
+    if (error.empty())
+      error = verify_words(e, push ? s.remote : s.remote_out, kInputPattern,
+                           push ? "partner's array" : "partner's out");
+    return error;
+  }
+};
 
 /// Starts `theirs` on the partner's stream (the partner current) and `ours` on this GPU's
 /// together, and makes our stream wait for both: the timer on our stream times the pair.
@@ -132,6 +148,34 @@ inline void launch_both(environment& e, peer_state& state, const Ours& ours, con
   }
   ours(e.stream());
   GMB_CUDA_CHECK(cudaStreamWaitEvent(e.stream(), state.done, 0));
+}
+
+/// A coalesced copy of `tiles` tiles both ways at once (`ways`), one launch on each GPU
+/// started together and timed until both end; the caller sets the bytes, model and peak.
+template <class T, unsigned Ilp>
+bench_case both_ways_copy(std::string name, const std::shared_ptr<peer_state>& state,
+                          std::size_t tiles, both_ways ways) {
+  bench_case c;
+  c.name = std::move(name);
+  c.prepare = [state, ways](environment& e) { ways.prepare(e, *state); };
+  c.launch = [state, tiles, ways](environment& e) {
+    const auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+    const auto grid = static_cast<unsigned>(tiles);
+    launch_both(
+        e, *state,
+        [&](cudaStream_t ours) {
+          kernel<<<grid, kCoalescedBlock, 0, ours>>>(
+              ways.ours_from(e, *state).template data<const T>(),
+              ways.ours_to(e, *state).template data<T>(), tiles);
+        },
+        [&](cudaStream_t theirs) {
+          kernel<<<grid, kCoalescedBlock, 0, theirs>>>(
+              ways.theirs_from(e, *state).template data<const T>(),
+              ways.theirs_to(e, *state).template data<T>(), tiles);
+        });
+  };
+  c.verify = [state, ways](environment& e) { return ways.verify(e, *state); };
+  return c;
 }
 
 /// Element e of the tiles k, k + every, k + 2 every, ... (`tile` elements each), in order:

@@ -269,3 +269,32 @@ def test_host_accesses_run_at_the_copy_engines_rate_in_the_sectors_they_put_on_t
     assert host("host/write/f32/s:8", ld=32.0) is None  # a write without store counters
     assert model_links.host_gbs(params(), pd.Series({"name": "host/read/f32/s:8",
                                                      "model_ld_sectors_per_req": 32.0})) is None
+
+
+def test_the_l2_answers_a_lone_load_with_half_a_line_and_a_lone_store_with_a_line():
+    p = params(l2_gbs=8000.0)
+    # a gather inside the L2: 4-B loads alone in their 64 B, 4-B coalesced stores: 8 B moved
+    # per thread (read + written) for 64 B of the L2's answers
+    gather = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=1e9,
+                   efficiency=1.0, ld_sectors_per_req=32.0, store_bytes_per_thread=4.0,
+                   lone_loads=True)
+    assert model_bounds.bounds(p, gather)[model_bounds.L2] == pytest.approx(8000.0 * 8 / 64)
+    alone = Shape(**{**gather.__dict__, "lone_loads": False, "l1_reuse": False})
+    assert model_bounds.bounds(p, alone)[model_bounds.L2] == pytest.approx(8000.0 * 8 / 32)
+    # a column walk's stores, lines apart: a line of the L2's rate each
+    walk = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=1e9,
+                 efficiency=1.0, ld_sectors_per_req=4.0, write_step=4096.0)
+    assert model_bounds.bounds(p, walk)[model_bounds.L2_STORES] == pytest.approx(8000.0 * 8 / 128)
+    near = Shape(**{**walk.__dict__, "write_step": 32.0})  # stores that share lines: no bound
+    assert model_bounds.L2_STORES not in model_bounds.bounds(p, near)
+
+
+def test_column_walks_are_bound_by_their_stores_and_the_l2_gather_by_its_loads(h100):
+    rows = h100.set_index("name")
+    for name in [n for n in rows.index if n.startswith("matrix/cols/")]:
+        assert rows.loc[name, "model_bound"] == model_bounds.L2_STORES
+        assert abs(rows.loc[name, "gbs"] / rows.loc[name, "model_gbs"] - 1) <= 0.05, name
+    gather = rows.loc[rows.index.str.startswith("readonly/gather/")]
+    assert len(gather) == 3 and set(gather["model_bound"]) == {model_bounds.L2}
+    # the 2-D walk's loads share their lines with the block's other warps: no lone loads
+    assert rows.loc["transpose/f32/naive_cols/n:16384", "model_bound"] != model_bounds.L2

@@ -36,6 +36,8 @@ H200_TIME = "results/nvidia-h200/20261127-044635-time"
 H200_PATHS = "results/nvidia-h200/20261123-164704-paths-full"
 H100_PATHS = "results/nvidia-h100-80gb-hbm3/20261123-184646-paths-full"
 PEERS = "results/nvidia-h100-80gb-hbm3/20261125-222845-peers"
+H200_NODE = "results/nvidia-h200/20261127-101738"
+H200_NODE_GPU0 = H200_NODE + "/gpu0-GPU-d1dff13b-701a-2ea2-c4ef-501761552a4e"
 PATTERN = "results/nvidia-h200/20261125-130353-pattern-calibration"
 H100_BULK = "results/nvidia-h100-80gb-hbm3/20261127-025433-bulk"
 H100_BULK_FULL = "results/nvidia-h100-80gb-hbm3/20261127-025520-bulk-reads-full"
@@ -236,15 +238,16 @@ CLAIMS = [
      lambda: [(array_over_global(run), ".2f") for run in (H200_PATHS, H100_PATHS)]),
     ("reach at least {} (read) and {} (write) of `cudaMemcpy` on both", (H200_PATHS, H100_PATHS),
      lambda: [(math.floor(100 * host_over_memcpy(op)) / 100, ".2f") for op in ("read", "write")]),
-    ("On two H100s joined by {} NVLinks ({} GB/s one way), a kernel pulls {} GB/s (read + "
-     "written) from its neighbour, {} of the copy engine, and moves {} both ways at once, {} of it",
-     (PEERS,),
+    ("On two H100s joined by {} NVLinks ({} GB/s one way), a kernel pulls {} GB/s from its "
+     "neighbour, {} of the copy engine", (PEERS,),
      lambda: [(peer_context("gpu_peer_links"), "s"),
               (float(peer_context("gpu_peer_link_gbs")), ".0f"),
               (peer_pair()["cells"]["copy_pull"]["gbs"], ".1f"),
-              (peer_pair()["cells"]["ratio_pull"]["ratio"], ".3f"),
-              (peer_pair()["cells"]["copy_both"]["gbs"], ".1f"),
-              (peer_pair()["cells"]["ratio_both"]["ratio"], ".3f")]),
+              (peer_pair()["cells"]["ratio_pull"]["ratio"], ".3f")]),
+    ("pushing both ways, two H200s move {}, {} of it", (H200_NODE,),
+     lambda: [(gbs(H200_NODE_GPU0, "peer/copy/f32x4/ilp:4/dir:both"), ".1f"),
+              (gbs(H200_NODE_GPU0, "peer/copy/f32x4/ilp:4/dir:both")
+               / gbs(H200_NODE_GPU0, "ref/memcpy_peer/dir:both"), ".3f")]),
 ]
 
 

@@ -250,3 +250,18 @@ OLD_PEER = {"gmb_peer": "1", "gmb_peer_partner": "--gmb_peer_partner", "gmb_peer
 def test_peer_context_keys_read_with_todays_names(tmp_path, written, read):
     path = write_gb(tmp_path / "run.json", [iteration("read/f32", 1e12)], context=written)
     assert load(path).context == read
+
+
+@pytest.mark.parametrize("context, names", [
+    ({}, ["peer/copy/f32x4/ilp:4/dir:both_pull", "peer/copy/f32x4/ilp:4/dir:both",
+          "ref/memcpy_peer/dir:both", "peer/copy/f32/ilp:1/dir:pull"]),
+    ({"gmb_peer_both": "push"}, ["peer/copy/f32x4/ilp:4/dir:both",
+                                 "peer/copy/f32x4/ilp:4/dir:both_push",
+                                 "ref/memcpy_peer/dir:both", "peer/copy/f32/ilp:1/dir:pull"]),
+], ids=["before-gmb_peer_both", "with-gmb_peer_both"])
+def test_the_peer_copies_both_ways_read_with_todays_names(tmp_path, context, names):
+    """Before gmb_peer_both, dir:both was each GPU pulling and dir:both_push each pushing."""
+    written = ["peer/copy/f32x4/ilp:4/dir:both", "peer/copy/f32x4/ilp:4/dir:both_push",
+               "ref/memcpy_peer/dir:both", "peer/copy/f32/ilp:1/dir:pull"]
+    path = write_gb(tmp_path / "run.json", [iteration(n, 1e12) for n in written], context=context)
+    assert [r.name for r in load(path).records] == names

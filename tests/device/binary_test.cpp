@@ -307,6 +307,7 @@ TEST(BinaryOnGpu, PeerPairRunsBothWaysAtOnceWithinTheLink) {
   }
   EXPECT_EQ(info.value("gmb_peer_partner", ""), std::to_string(count - 1));
   EXPECT_EQ(info.value("gmb_peer_partner_source", ""), "--gmb_peer_partner");
+  EXPECT_EQ(info.value("gmb_peer_both", ""), "push");  // dir:both: each GPU pushes
   for (const char* key :
        {"gpu_peer_link", "gpu_peer_link_gbs", "gpu_peer_links", "gpu_peer_link_source"}) {
     EXPECT_TRUE(info.contains(key)) << key;

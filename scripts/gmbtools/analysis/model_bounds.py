@@ -15,7 +15,11 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   efficiency: a load that brings unused sectors loads the DRAM more).
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
 - `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
-  sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each.
+  sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each, and
+  the L2 answers in halves of a line: a lane alone in its 64 B (lanes 64 B apart or more
+  whose lines no other warp of the block reads: strides, gathers) costs 64 B.
+- `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, 128 B of its rate
+  per store (a column walk's stores); stores that share lines are not a bound.
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
 """
 
@@ -34,6 +38,8 @@ GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
 READ_PAGE, WRITE_PAGE = 1024, 256
 
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
+L2_STORES = "SM to L2"  # lone stores, a line each
+HALF_LINE, LINE = 64, 128  # what the L2 moves for a load alone in its half line, a store alone
 CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
 LINK = "host link"  # mapped host memory at the copy engine's rate over the link (model_links)
 TURNAROUND = "chunk turnaround"  # a block of bulk copies handles one chunk at a time (model_bulk)
@@ -54,6 +60,7 @@ class Shape:
     resident_threads: int | None = None  # per SM; None: the SM's most
     read_step: float | None = None  # bytes between neighbouring lanes' loads (None: streaming)
     write_step: float | None = None  # ... stores
+    lone_loads: bool = False  # every lane's load alone in its half line, no other warp's there
     store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
     chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
@@ -128,11 +135,18 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
         # a warp round's useful bytes against the sectors it brings from the L2; the L1 serves
         # the sectors the round's loads share (one structure's fields, a stencil's neighbours)
         useful = 32 * s.load_bytes_per_thread
-        moved = s.ld_sectors_per_req * SECTOR * s.load_bytes_per_thread / s.word_bytes
-        if s.l1_reuse:
+        alone = s.lone_loads
+        per_load = 32 * HALF_LINE if alone else s.ld_sectors_per_req * SECTOR
+        moved = per_load * s.load_bytes_per_thread / s.word_bytes
+        if s.l1_reuse and not alone:
             moved = min(moved, max(useful / max(s.efficiency, 1e-9), SECTOR))
         if moved > useful:
             out[L2] = p.l2_gbs * useful / moved * max(s.factor, 1.0)
+    if p.l2_gbs and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
+        stored = s.store_bytes_per_thread or s.load_bytes_per_thread  # per thread
+        stores = stored / (4.0 if s.store_bytes_per_thread else s.word_bytes)
+        logical = s.load_bytes_per_thread * (max(s.factor, 1.0) if s.op == "copy" else 1.0)
+        out[L2_STORES] = p.l2_gbs * logical / (stores * LINE)
     return out
 
 

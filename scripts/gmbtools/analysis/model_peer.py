@@ -8,20 +8,27 @@ every L2), never from a peer kernel's rate (docs/peer.md):
   lines: SMs move SM_SHARE = (128/144) / (256/272) of the copy engine's payload each way. What
   else the link spends (its flow control, the copy engine's own gaps) is in the copy engine's
   measured rate and so in both.
-- A request that touches part of a line sends the sectors it touches there: a stride of 8
-  words moves 144 B for 16 useful, a stride of 32 words 48 B for 4, a 32-B run per line 48 B
-  for 32 (`run:32`, every byte used, still 0.75 of a coalesced request's rate).
+- A request that touches part of a line sends there the span from the first sector it touches
+  to the last: a stride of 8 words moves 144 B for 16 useful, of 16 words 112 B for 8 (sectors
+  0 and 2: three sectors), of 32 words 48 B for 4, a 32-B run per line 48 B for 32 (`run:32`,
+  every byte used, 0.75 of a coalesced request's rate where no neighbour's request joins it).
 - A pull's read requests travel the other way, a header per line: one way they cross an idle
-  direction; both ways at once (`dir:both`, each GPU pulling; `dir:split`, one GPU pulling
-  half and pushing half) they share a direction with data. Pushes both ways
-  (`dir:both_push`) send no requests: each direction as one push alone.
-- With few blocks (`blocks:N`) the link waits on them: N blocks' loads in flight over its
-  round trip (Little's law), each block's 256 threads with the words its name says (f32x4,
-  ilp:4: four 16-B words).
+  direction; both ways at once (`dir:both_pull`, each GPU pulling; `dir:split`, one GPU
+  pulling half and pushing half) they share a direction with data. Pushes both ways
+  (`dir:both`) send no requests: each direction as one push alone.
+- With few blocks (`blocks:N`) the link waits on them: N blocks' loads in flight over a
+  round (Little's law), each block's 256 threads with the words its name says (f32x4, ilp:4:
+  four 16-B words); a round is the link's round trip plus what the local model adds to a
+  persistent warp's (`model_bounds`): each further line of the round (`line_ns`) and the
+  warp's own loop (`round_ns`).
+- Bulk (TMA) copies (`peer/bulk/*`) send the SMs' payloads, not the copy engine's: whole
+  lines, as a coalesced request.
 
 A copy counts the bytes read and written, one side over the link: twice the link's useful
 rate. Not modelled: the peer chases (latency), and a misaligned pull (`off:1`), whose extra
-sector the L2 keeps for the next warp on part of the requests only.
+sector the L2 keeps for the next warp on part of the requests only. Known to run faster than
+the model: runs of 32 and 64 B per line (docs/peer.md: about half of the neighbouring warps'
+requests to a line leave in one packet).
 """
 
 import math
@@ -37,8 +44,8 @@ HEADER, SM_PAYLOAD, CE_PAYLOAD = 16.0, 128.0, 256.0
 SM_SHARE = (SM_PAYLOAD / (SM_PAYLOAD + HEADER)) / (CE_PAYLOAD / (CE_PAYLOAD + HEADER))
 LINE, SECTOR, LANES = 128.0, 32.0, 32
 BLOCK_THREADS = 256  # kernels/coalesced.cuh's kCoalescedBlock
-PUSHES = ("push", "to_all", "both_push")  # the stores cross the link
-REQUESTS_BOTH_WAYS = ("both", "split")  # a direction carries data and the other pull's requests
+PUSHES = ("push", "to_all", "both")  # the stores cross the link
+REQUESTS_BOTH_WAYS = ("both_pull", "split")  # a direction carries data and the other pull's requests
 
 
 def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
@@ -55,16 +62,18 @@ def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
     if where in REQUESTS_BOTH_WAYS:
         wire_per_byte = p.peer_link_gbs / (one_way * share) + HEADER / line.useful
         return 2 * 2 * p.peer_link_gbs / wire_per_byte
-    copies = 2 if where == "both_push" else 1
+    copies = 2 if where == "both" else 1
     bound = copies * 2 * one_way * share
     blocks = _param(row, "blocks")
     if blocks is None:
         return bound
     if not latency_ns:
         return None
-    type_ = str(row["name"]).split("/")[2]  # a block's loads in flight: its threads' words
-    in_flight = BLOCK_THREADS * (_param(row, "ilp") or 1) * float(element_bytes(type_) or 4)
-    return min(bound, 2 * blocks * in_flight / latency_ns)
+    word = float(element_bytes(str(row["name"]).split("/")[2]) or 4)
+    loads = _param(row, "ilp") or 1  # a block's loads in flight: its threads' words
+    lines = loads * max(1.0, LANES * word / LINE)  # a warp's round, as model_bounds counts it
+    round_ns = latency_ns + (p.line_ns or 0.0) * (lines - 1) + (p.round_ns or 0.0)
+    return min(bound, 2 * blocks * BLOCK_THREADS * loads * word / round_ns)
 
 
 def link_bytes(row) -> float | None:
@@ -111,6 +120,8 @@ def _over_link(row) -> tuple[str, str, _Line] | None:
     parts = str(row["name"]).split("/")
     op, type_ = (parts + ["", ""])[1:3]
     where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
+    if op == "bulk" and type_ in ("read", "copy"):  # whole lines, as a coalesced request
+        return type_, where, _Line(LINE / SECTOR, LINE)
     if op not in ("read", "write", "copy") or _param(row, "off") is not None:
         return None
     column = "model_st_sectors_per_req" if op == "write" or where in PUSHES \
@@ -120,7 +131,16 @@ def _over_link(row) -> tuple[str, str, _Line] | None:
     if sector_share(sectors, word) is None:
         return None
     lines = _lines_per_request(row, word)
-    return op, where, _Line(float(sectors) / lines, LANES * word / lines)
+    return op, where, _Line(_span(row, word, float(sectors) / lines), LANES * word / lines)
+
+
+def _span(row, word: float, touched: float) -> float:
+    """Sectors a packet carries of one line: from the first the request touches to the last
+    (a stride of 64 B touches sectors 0 and 2 and sends three)."""
+    stride = _param(row, "s")
+    if stride is None or stride * word >= LINE:
+        return touched
+    return max(touched, (LINE - stride * word) // SECTOR + 1)
 
 
 def _lines_per_request(row, word: float) -> float:

@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from gmbtools.analysis.model_bounds import Shape
+from gmbtools.analysis.model_bounds import HALF_LINE, Shape
 from gmbtools.data.naming import element_bytes
 
 # Families whose kernel reads one array and writes another of the same length (a mapped copy):
@@ -58,7 +58,11 @@ def shape_of(row) -> Shape | None:
     if not known:
         return None
     if family == "readonly" and row["variant"] == "gather":
-        return None  # its window stays in the L2: the traffic model counts DRAM bytes it skips
+        # its window stays in the L2, which reads each line from DRAM once: the bytes used,
+        # streaming; every lane's load alone in its half line of the L2
+        return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram * efficiency,
+                     efficiency=1.0, ld_sectors_per_req=sectors, store_bytes_per_thread=4.0,
+                     lone_loads=True, l1_reuse=row.get("flavor") != "cg")
     if family == "transpose" and row.get("op") in ("tile", "tile_padded"):
         return None  # 1,024-thread blocks through shared memory: bank conflicts, not modelled
     if family in COPY_FAMILIES:
@@ -73,12 +77,15 @@ def shape_of(row) -> Shape | None:
             # counts per lane (pairs: two elements)
             word, ilp = float(sectors or word), 4
         read_step, write_step = _steps(row, word)
+        # lanes 64 B apart or more whose lines no other warp of the block reads (a 2-D walk's
+        # neighbouring warps read the neighbouring columns of the same lines)
+        lone = family in ("stride", "gather") and (read_step or 0) >= HALF_LINE
         # kernels that combine their loads into one 4-B word per thread (kernels/aos.cuh,
         # kernels/reuse.cuh): their bytes read are distinct, their stores 4 B
         store = 4.0 if family in ONE_WORD_STORES else None
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
-                     read_step=read_step, write_step=write_step, store_bytes_per_thread=store,
+                     read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
                      l1_reuse=row.get("flavor") != "cg")
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,

@@ -23,7 +23,8 @@ MEASUREMENTS = (
                 r"peer/copy/[^/]+/ilp:\d+/dir:pull"),
     Measurement("copy_push", "kernel copy, push (this GPU -> partner)",
                 r"peer/copy/[^/]+/ilp:\d+/dir:push"),
-    Measurement("copy_both", "kernel copy, both ways at once", r"peer/copy/[^/]+/ilp:\d+/dir:both"),
+    Measurement("copy_both", "kernel copy, both ways at once",
+                r"peer/copy/[^/]+/ilp:\d+/dir:both(_pull)?"),  # pulls: files before pushes
     Measurement("memcpy_pull", "copy engine (cudaMemcpyPeerAsync), pull",
                 r"ref/memcpy_peer/dir:pull"),
     Measurement("memcpy_push", "copy engine, push", r"ref/memcpy_peer/dir:push"),

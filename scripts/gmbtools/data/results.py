@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gmbtools.data.context_keys import current
+from gmbtools.data.context_keys import current, current_name
 from gmbtools.data.flavors import FLAVORS, json_name
 from gmbtools.data.naming import split_name
 from gmbtools.errors import GmbError
@@ -86,14 +86,15 @@ def load(path: str | Path) -> Results:
         raise GmbError(f"{path}: not Google Benchmark JSON output (no 'benchmarks' list)")
     if not isinstance(doc.get("context"), dict):
         raise GmbError(f"{path}: not Google Benchmark JSON output (no 'context' object)")
+    context = current(doc["context"])
     records = []
     for index, entry in enumerate(doc["benchmarks"]):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise GmbError(
                 f"{path}: not Google Benchmark JSON output (benchmarks[{index}] has no 'name')"
             )
-        records.append(_record(entry))
-    return Results(path=path, context=current(doc["context"]), records=records)
+        records.append(_record(entry, context))
+    return Results(path=path, context=context, records=records)
 
 
 FLAVOR_FILES = ", ".join(json_name(flavor) for flavor in FLAVORS[:-1]) + \
@@ -186,13 +187,13 @@ def read_text(path: Path) -> str:
     return text
 
 
-def _record(entry: dict[str, Any]) -> Record:
+def _record(entry: dict[str, Any], context: dict[str, Any]) -> Record:
     is_aggregate = entry.get("run_type") == "aggregate"
     aggregate = entry.get("aggregate_name") if is_aggregate else None
     # `run_name` is the name without the aggregate suffix; very old files only have `name`.
     run_name = entry.get("run_name")
     raw_name = run_name if isinstance(run_name, str) else entry["name"]
-    split = split_name(raw_name, aggregate if is_aggregate else None)
+    split = split_name(current_name(raw_name, context), aggregate if is_aggregate else None)
     counters = {
         key: float(value)
         for key, value in entry.items()

@@ -51,8 +51,8 @@ def peer_stride(medians: pd.DataFrame) -> Drawn:
     set_title(figure, medians, "Strides over the peer link")
     footnote(figure, "An f32 copy whose strided side is local or the partner's memory (the"
              " other side coalesced), medians of the default flavor. Model: the local bounds"
-             " (docs/model.md) and the link's: a 16-B header and the sectors a request moves"
-             " per 128-B line (docs/peer.md).")
+             " (docs/model.md) and the link's: a 16-B header and the span of sectors a request"
+             " touches per 128-B line (docs/peer.md).")
     return Drawn(figure, drawn, (
         "What a stride costs when the strided array is on the other GPU: useful GB/s against"
         " the stride, local and over the link, each with its model."))
