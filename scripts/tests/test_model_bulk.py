@@ -67,3 +67,19 @@ def test_one_reads_turnaround_predicts_the_other_small_bulk_reads_within_5_perce
         gbs, bound = model_bounds.predict(p, model_shapes.shape_of(row))
         assert bound == model_bounds.TURNAROUND
         assert row["gbs"] / gbs == pytest.approx(1.0, abs=0.05), name
+
+
+def test_a_default_run_with_the_probe_predicts_the_small_four_stage_reads_within_5_percent():
+    """End to end on an H100 run that measured the probe (results/.../20261127-110625)."""
+    run = REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261127-110625"
+    if not run.is_dir():
+        pytest.skip("no results/ here")
+    medians = frame.readable_medians(run, results.load_folder(run))
+    rows = medians.loc[medians["flavor"] == "default"].set_index("name")
+    assert model_params.params_from(rows.reset_index()).sources["bulk_chunk_ns"] == PROBE
+    for name in ("bulk/read/bytes:1024/stages:4/bpsm:1/warps:4",
+                 "bulk/read/bytes:4096/stages:4/bpsm:1/warps:4",
+                 "bulk/read/bytes:1024/stages:4/bpsm:1/warps:1",
+                 "bulk/read/bytes:1024/stages:4/bpsm:4/warps:1"):
+        assert rows.loc[name, "model_bound"] == model_bounds.TURNAROUND, name
+        assert abs(rows.loc[name, "gbs"] / rows.loc[name, "model_gbs"] - 1) <= 0.05, name
