@@ -432,3 +432,21 @@ def test_every_list_of_the_figures_is_the_plotters():
     table = usage.split("| figure | shows | from |")[1].split("\n\n")[0]
     rows = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
     assert tuple(rows) == figure_names.STEMS, "docs/usage.md's figure table"
+
+
+def test_peer_stride_draws_both_sides_with_the_model_and_names_the_flavor_it_draws():
+    folder = next((SCRIPTS.parent / "results" / "nvidia-h200" / "20261127-101738").glob("gpu0*"),
+                  None)
+    if folder is None:
+        pytest.skip("no results/ here")
+    medians = frame.readable_medians(folder, results.load_folder(folder))
+    drawn = figures.peer_stride(medians)
+    title = drawn.figure._suptitle.get_text()
+    assert "flavors: default ·" in title  # three flavors in the run, one drawn
+    data = drawn.data
+    assert set(data["flavor"]) == {"default"}
+    peer = data.loc[data["side"].str.startswith("the partner")]
+    assert list(peer["s"]) == [1, 2, 4, 8, 16, 32]
+    model = line(drawn.figure, "model the partner's, over the link")
+    assert list(model.get_ydata()) == list(peer["model_gbs"])
+    assert (data["model_gbs"] > 0).all()

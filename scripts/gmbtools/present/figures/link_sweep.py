@@ -48,7 +48,7 @@ def peer_stride(medians: pd.DataFrame) -> Drawn:
                for label, _, c in SIDES]
     handles.append(Line2D([], [], color="gray", linestyle="--", label="model (model_gbs)"))
     figure.legend(handles=handles, loc="outside lower center", ncols=3, fontsize=8)
-    set_title(figure, medians, "Strides over the peer link")
+    set_title(figure, rows, "Strides over the peer link")  # the flavor it draws
     footnote(figure, "An f32 copy whose strided side is local or the partner's memory (the"
              " other side coalesced), medians of the default flavor. Model: the local bounds"
              " (docs/model.md) and the link's: a 16-B header and the span of sectors a request"
