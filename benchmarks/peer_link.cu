@@ -120,7 +120,7 @@ struct link_copy {
 };
 
 /// peer/copy/f32x4/ilp:4/dir:pull/blocks:N: the pull on N blocks only, each looping over the
-/// tiles (N up to the SMs: one block per SM).
+/// tiles (N from a sixteenth of the SMs to eight blocks per SM).
 void add_block_sweep(environment& env, const std::shared_ptr<peer_state>& state,
                      std::vector<bench_case>& cases) {
   const link_copy copy(env);

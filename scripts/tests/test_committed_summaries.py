@@ -15,6 +15,7 @@ from conftest import SCRIPTS
 from gmbtools.commands.cli import main
 from gmbtools.data import node, results
 from gmbtools.data.flavors import FLAVORS, json_name
+from gmbtools.present import peer_summary
 
 REPO = SCRIPTS.parent
 RESULTS = REPO / "results"
@@ -23,8 +24,9 @@ HAND_WRITTEN = ("nvidia-h200/20261122-041333-caching-first-look",)
 
 
 def summarised(folder: Path) -> bool:
-    """Whether `gmb summary` writes this folder's summary.md: a flavor file or a node's."""
-    return node.is_node(folder) or any(results.stored(folder / json_name(flavor)).exists()
+    """Whether `gmb summary` writes this folder's summary.md: a flavor file, a node's or a peer
+    matrix's."""
+    return node.is_node(folder) or peer_summary.is_peer_matrix(folder) or any(results.stored(folder / json_name(flavor)).exists()
                                        for flavor in FLAVORS)
 
 

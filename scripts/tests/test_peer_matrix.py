@@ -108,7 +108,13 @@ def test_two_gpus_both_pairs_in_every_table(tmp_path, capsys):
     assert node.pairs == [(0, 1), (1, 0)]
     assert sorted(p.name for p in folder.iterdir()) == [
         "matrix.json", "matrix.md", "matrix.png", "pair-0-1.json.gz", "pair-0-1.log",
-        "pair-1-0.json.gz", "pair-1-0.log"]
+        "pair-1-0.json.gz", "pair-1-0.log", "summary.md"]
+    summary = (folder / "summary.md").read_text()
+    context = json.loads(gzip.open(folder / "pair-0-1.json.gz", "rt").read())["context"]
+    assert f"| git sha | {context.get('git_sha', 'not recorded')} |" in summary
+    doc = json.loads((folder / "matrix.json").read_text())
+    assert doc["gmb_command"] in summary and doc["pairs"][1]["command"] in summary
+    assert "| 1 | " + doc["devices"][1]["uuid"] + " | 0 | 0 |" in summary
     with gzip.open(folder / "pair-1-0.json.gz", "rt") as packed:
         assert json.load(packed)["context"]["gmb_peer_partner"] == "0"
 

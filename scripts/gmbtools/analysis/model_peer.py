@@ -35,6 +35,7 @@ import math
 
 import pandas as pd
 
+from gmbtools.analysis.model_bounds import Shape
 from gmbtools.analysis.model_links import sector_share
 from gmbtools.analysis.model_params import Params
 from gmbtools.data.naming import element_bytes
@@ -71,7 +72,9 @@ def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
         return None
     word = float(element_bytes(str(row["name"]).split("/")[2]) or 4)
     loads = _param(row, "ilp") or 1  # a block's loads in flight: its threads' words
-    lines = loads * max(1.0, LANES * word / LINE)  # a warp's round, as model_bounds counts it
+    lines = Shape(op="read", load_bytes_per_thread=loads * word, grid="persistent", dram_bytes=1.0,
+                  efficiency=1.0, ld_sectors_per_req=LANES * word / SECTOR,
+                  word_bytes=word).lines_per_round  # a warp's round, as the local model's
     round_ns = latency_ns + (p.line_ns or 0.0) * (lines - 1) + (p.round_ns or 0.0)
     return min(bound, 2 * blocks * BLOCK_THREADS * loads * word / round_ns)
 

@@ -27,6 +27,7 @@ from gmbtools.data import files, packing, results
 from gmbtools.data.files import WRITE_FAULT_STATUS
 from gmbtools.data.flavors import BINARIES
 from gmbtools.errors import GmbError
+from gmbtools.present import peer_summary
 from gmbtools.present.peer_report import _figure, markdown
 
 # gmembench's filter (POSIX extended, anchored): the kernel copies of every type and ilp in the
@@ -214,7 +215,7 @@ def _measure_pair(i: int, j: int, binary: str, options: Options, runner: Runner,
 
 def save(folder: Path, options: Options, devices: list[int], infos: dict[int, dict[str, Any]],
          pairs: list[Pair]) -> None:
-    """matrix.json (everything) and matrix.md (the tables)."""
+    """matrix.json (everything), matrix.md (the tables) and summary.md (how it was made)."""
     doc = {
         "gmb_command": options.gmb_command,
         "devices": [{"index": d, "name": infos[d].get("gpu_name"),
@@ -225,5 +226,7 @@ def save(folder: Path, options: Options, devices: list[int], infos: dict[int, di
     }
     files.write_whole(folder / "matrix.json", json.dumps(doc, indent=2) + "\n")
     files.write_whole(folder / "matrix.md", markdown(doc))
+    files.write_whole(folder / "summary.md",
+                      peer_summary.markdown(doc, peer_summary.context_of(folder, doc)))
 
 

@@ -21,10 +21,13 @@ def summary_handler(args: argparse.Namespace, extra: list[str], argv: list[str])
 
     no_extra(extra)
     from gmbtools.data import node as node_record
-    from gmbtools.present import node_summary
+    from gmbtools.present import node_summary, peer_summary
 
     out = args.results_dir if args.out is None else args.out
     refuse_tracked([out / summary.SUMMARY_FILE], args.force)
+    if peer_summary.is_peer_matrix(args.results_dir):
+        print(peer_summary.write(args.results_dir, args.out))
+        return 0
     if node_record.is_node(args.results_dir):
         path, problems = node_summary.write(args.results_dir, args.out)
         status = partly_read(problems)
