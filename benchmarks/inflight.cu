@@ -1,4 +1,4 @@
-// Inflight family (kernels/inflight.cuh): coalesced read and copy swept over the launch choices
+// Inflight family (kernels/inflight.cuh): coalesced read, copy and write swept over the launch choices
 // that set how many bytes an SM keeps in flight: threads per block, blocks an SM may hold
 // (limited with dynamic shared memory; the occupancy API's count is the counter
 // resident_blocks_per_sm), independent loads per thread (ilp) and word size (w, bytes), each
@@ -14,7 +14,10 @@
 // (a round trip alone, over an eighth of the array) for each word and ilp of the quick sweep;
 // cp.async reads (inflight/read_async/...: the same tiles staged through shared memory by
 // LDGSTS, sm_80 on) of 4-B words one per thread and 16-B words one and four per thread, at 2
-// and 8 blocks of 256 per SM, persistent; full: every shape, w, ilp.
+// and 8 blocks of 256 per SM, persistent; writes (inflight/write/...: stores alone, no loads)
+// and a copy of 4-B words four per thread and writes of 16-B words, 8 blocks of 256 per SM,
+// persistent: what DRAM gives a persistent grid's streams of one-line and wider requests (the
+// model's rates); full: every shape, w, ilp.
 // Names: inflight/read/w:4/ilp:1/block:256/bpsm:8/grid:persistent,
 // inflight/blocks/block:256/bpsm:8.
 #include <algorithm>
@@ -35,8 +38,18 @@ namespace gmb {
 
 namespace {
 
-enum class operation { kRead, kCopy, kReadAsync };
+enum class operation { kRead, kCopy, kReadAsync, kWrite };
 enum class grid_form { kPersistent, kFull };
+
+const char* op_name(operation op) {
+  switch (op) {
+    case operation::kRead: return "read";
+    case operation::kCopy: return "copy";
+    case operation::kReadAsync: return "read_async";
+    case operation::kWrite: return "write";
+  }
+  return "?";
+}
 
 bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_shape& s,
                     grid_form form) {
@@ -44,6 +57,10 @@ bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_s
     return form == grid_form::kPersistent && s.block == 256 &&
            (s.blocks_per_sm == 2 || s.blocks_per_sm == 8) &&
            ((word == 4 && ilp == 1) || (word == 16 && (ilp == 1 || ilp == 4)));
+  }
+  if (op == operation::kWrite) {  // the stores alone: the model's persistent write rates
+    return form == grid_form::kPersistent && s.block == 256 && s.blocks_per_sm == 8 &&
+           ((word == 4 && ilp == 4) || (word == 16 && ilp == 1));
   }
   const bool read = op == operation::kRead;
   // One warp per SM, persistent: a round trip with nothing else in flight (the model's).
@@ -58,7 +75,11 @@ bool in_quick_sweep(operation op, std::size_t word, unsigned ilp, const launch_s
   if (word == 4 && ilp == 1) return read || s.blocks_per_sm == 2 || s.blocks_per_sm == 8;
   // The same 8 and 32 KiB per SM from fewer threads: bytes in flight, not threads, count.
   const bool two_or_eight = s.blocks_per_sm == 2 || s.blocks_per_sm == 8;
-  if (word == 4 && ilp == 4) return read && two_or_eight;
+  // ... and a persistent copy of 4-B words at DRAM's rate (the model's, for one-line requests)
+  if (word == 4 && ilp == 4) {
+    return (read && two_or_eight) ||
+           (form == grid_form::kPersistent && s.blocks_per_sm == 8 && op == operation::kCopy);
+  }
   if (word == 16 && ilp == 1) return two_or_eight && (read || s.blocks_per_sm == 8);
   return false;
 }
@@ -125,9 +146,12 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
   const bool async = op == operation::kReadAsync;
   auto read = async ? inflight_read_async<T, Ilp> : inflight_read<T, Ilp>;
   auto copy = inflight_copy<T, Ilp>;
-  std::optional<std::size_t> smem = op != operation::kCopy
-                                        ? residency_smem(read, shape.block, shape.blocks_per_sm)
-                                        : residency_smem(copy, shape.block, shape.blocks_per_sm);
+  auto write = inflight_write<T, Ilp>;
+  const bool reads = op == operation::kRead || async;
+  std::optional<std::size_t> smem =
+      reads ? residency_smem(read, shape.block, shape.blocks_per_sm)
+            : op == operation::kCopy ? residency_smem(copy, shape.block, shape.blocks_per_sm)
+                                     : residency_smem(write, shape.block, shape.blocks_per_sm);
   if (async && smem) {  // the staging must fit in what limits the residency, or be it
     const std::size_t staging = std::size_t(shape.block) * Ilp * sizeof(T);
     if (*smem < staging) {
@@ -143,8 +167,7 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
   const std::size_t bytes = *smem;
 
   bench_case c;
-  c.name = bench_name("inflight",
-                      async ? "read_async" : op == operation::kRead ? "read" : "copy",
+  c.name = bench_name("inflight", op_name(op),
                       {{"w", static_cast<long long>(sizeof(T))},
                        {"ilp", Ilp},
                        {"block", block},
@@ -152,7 +175,7 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
                        {"grid", persistent ? "persistent" : "full"}});
   std::function<void(environment&, unsigned*)> launch_counting;
   if (async) c.needs = gpu_feature::kAsyncCopy;
-  if (op != operation::kCopy) {
+  if (reads) {
     const checking_read_launch launch = [=](environment& e, word_pattern expected) {
       read<<<grid, block, bytes, e.stream()>>>(e.in().data<const T>(), tiles, expected, e.counter(),
                                                nullptr);
@@ -171,6 +194,14 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
                                                e.counter(), on_sm);
     };
     c.bytes_read = static_cast<double>(n * sizeof(T));
+  } else if (op == operation::kWrite) {
+    c.prepare = [](environment& e) { e.out().poison(e.stream()); };
+    launch_counting = [=](environment& e, unsigned* on_sm) {
+      write<<<grid, block, bytes, e.stream()>>>(e.out().data<T>(), tiles, kWritePattern, on_sm);
+    };
+    c.launch = [launch_counting](environment& e) { launch_counting(e, nullptr); };
+    c.verify = [](environment& e) { return verify_words(e, e.out(), kWritePattern, "out"); };
+    c.bytes_written = static_cast<double>(n * sizeof(T));
   } else {
     c.prepare = [](environment& e) {
       e.in().fill(kInputPattern, e.stream());
@@ -186,8 +217,9 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
     };
     c.bytes_read = c.bytes_written = static_cast<double>(n * sizeof(T));
   }
-  const int resident = op != operation::kCopy ? resident_blocks(read, block, bytes)
-                                              : resident_blocks(copy, block, bytes);
+  const int resident = reads ? resident_blocks(read, block, bytes)
+                       : op == operation::kCopy ? resident_blocks(copy, block, bytes)
+                                                : resident_blocks(write, block, bytes);
   const measurements fixed = {
       {"bytes_in_flight_per_sm", bytes_in_flight_per_sm(shape, Ilp, sizeof(T))},
       {"resident_blocks_per_sm", resident},
@@ -269,7 +301,8 @@ std::vector<bench_case> inflight_cases(environment& env, sweep s) {
     using T = typename decltype(tag)::type;
     auto per_ilp = [&](auto ilp) {
       constexpr unsigned kIlp = decltype(ilp)::value;
-      for (operation op : {operation::kRead, operation::kCopy, operation::kReadAsync}) {
+      for (operation op :
+           {operation::kRead, operation::kCopy, operation::kReadAsync, operation::kWrite}) {
         for (const launch_shape& shape : shapes) {
           for (grid_form form : {grid_form::kPersistent, grid_form::kFull}) {
             if (full || in_quick_sweep(op, sizeof(T), kIlp, shape, form)) {

@@ -10,7 +10,10 @@
 // - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
 //   the constant cache's cost per warp load and per distinct word;
 // - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
-//   read whose block turns each chunk around in turn: that turnaround's time.
+//   read whose block turns each chunk around in turn: that turnaround's time;
+// - model/reduce/f32/<rung>/loads:none/bpsm:8|1 (benchmarks/reduce.cu), the six rungs with a
+//   tree in shared memory: each rung's tree alone, no load, 8 blocks per SM (the trees share
+//   the SM as the rung's do: their rate) and 1 (a tree alone: its time).
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -22,7 +25,7 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (auto probes :
        {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases,
-        bulk_calibration_cases}) {
+        bulk_calibration_cases, reduce_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

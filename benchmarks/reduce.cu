@@ -5,13 +5,16 @@
 // has none). Verified exactly on every run: the inputs are small integers (reduce_plan.hpp),
 // so the f32 sum is exact too; the host's sum is computed once per process. Quick: seven rungs
 // of f32 (in_quick_sweep), the top rung of i32 and CUB for both; full: every rung of both.
+#include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "benchmarks/cub_sum.hpp"
+#include "benchmarks/builders/residency.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/naming.hpp"
 #include "kernels/reduce.cuh"
@@ -121,7 +124,68 @@ void add_ladder(std::vector<bench_case>& cases, environment& env,
   cases.push_back(std::move(cub));
 }
 
+/// Words of the output after a tree probe: the block sum `bits` in the first `blocks`, the
+/// poison after them.
+struct block_sums {
+  std::uint32_t bits;
+  std::size_t blocks;
+  GMB_HD std::uint32_t operator()(std::size_t w) const { return w < blocks ? bits : kPoisonWord; }
+};
+
+/// model/reduce/f32/<rung>/loads:none/bpsm:K: the rung's tree alone (kernels/reduce.cuh:
+/// reduce_tree_alone), K blocks per SM at a time (dynamic shared memory no thread touches
+/// limits them): with all the SM holds (`per_sm` 0), as many blocks as the rung's first pass,
+/// so the SM's trees share its issue slots as the rung's do; at 1, 256 blocks per SM, so each
+/// tree runs alone: its own time. Each thread's partial is one element of 1 (two for the rungs that add two during the
+/// load); every block's sum verified.
+template <reduce_rung R>
+std::optional<bench_case> tree_probe(environment& env, unsigned per_sm) {
+  constexpr bool kPairs = R >= reduce_rung::kFirstAdd;
+  auto kernel = reduce_tree_alone<float, R>;
+  if (per_sm == 0) per_sm = unsigned(resident_blocks(kernel, kReduceBlock, 0));  // all it holds
+  const std::optional<std::size_t> smem = residency_smem(kernel, kReduceBlock, per_sm);
+  if (!smem) return std::nullopt;
+  const std::size_t first_pass =
+      env.array_bytes() / sizeof(float) / (kReduceBlock * (kPairs ? 2 : 1));
+  const std::size_t blocks =
+      per_sm == 1 ? std::size_t(env.device().sms) * kReduceBlock : first_pass;
+  const float value = kPairs ? 2.0f : 1.0f;
+  const float sum = value * kReduceBlock;
+  std::uint32_t bits;
+  std::memcpy(&bits, &sum, sizeof bits);
+  const std::size_t bytes = *smem;
+  bench_case c;
+  c.name = "model/" + bench_name("reduce", std::string("f32/") + reduce_rung_name(R),
+                                 {{"loads", "none"}, {"bpsm", per_sm}});
+  c.prepare = [](environment& e) { e.out().poison(e.stream()); };
+  c.launch = [=](environment& e) {
+    kernel<<<static_cast<unsigned>(blocks), kReduceBlock, bytes, e.stream()>>>(
+        e.out().data<float>(), value);
+  };
+  c.verify = [bits, blocks](environment& e) {
+    return verify_words(e, e.out(), block_sums{bits, blocks}, "out");
+  };
+  c.bytes_written = static_cast<double>(blocks * sizeof(float));
+  c.cold_l2 = false;
+  return c;
+}
+
 }  // namespace
+
+std::vector<bench_case> reduce_calibration_cases(environment& env) {
+  std::vector<bench_case> cases;
+  for (unsigned per_sm : {0u, 1u}) {  // all the SM holds (8 of 256 threads on Hopper), one
+    for (auto c : {tree_probe<reduce_rung::kInterleavedDivergent>(env, per_sm),
+                   tree_probe<reduce_rung::kInterleavedBank>(env, per_sm),
+                   tree_probe<reduce_rung::kSequential>(env, per_sm),
+                   tree_probe<reduce_rung::kFirstAdd>(env, per_sm),
+                   tree_probe<reduce_rung::kUnrollLastWarp>(env, per_sm),
+                   tree_probe<reduce_rung::kUnrollComplete>(env, per_sm)}) {
+      if (c) cases.push_back(std::move(*c));
+    }
+  }
+  return cases;
+}
 
 std::vector<bench_case> reduce_cases(environment& env, sweep s) {
   auto state = std::make_shared<reduce_state>();

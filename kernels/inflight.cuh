@@ -11,7 +11,9 @@
 // with the last loads and keeps only half of them in flight (16-B words, Ilp 4: measured).
 // Shapes the registers cannot hold are not registered (the occupancy API says which).
 // inflight_read_async stages the same loads through shared memory by cp.async (LDGSTS).
-// Bytes: read n*sizeof(T); copy 2*n*sizeof(T).
+// inflight_write stores the output pattern, Ilp stores per thread per tile (no loads: its rate is
+// what DRAM gives the grid's stores, the model's persistent write rate).
+// Bytes: read n*sizeof(T); write n*sizeof(T); copy 2*n*sizeof(T).
 #include <cuda_pipeline.h>
 
 #include <cstddef>
@@ -103,6 +105,22 @@ __global__ void __launch_bounds__(1024, 1)
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j)
       store<store_op::kDefault>(out + first + j * blockDim.x, v[j]);
+  }
+}
+
+/// out[e] = the pattern's element e, Ilp stores per thread per tile.
+template <class T, unsigned Ilp>
+__global__ void __launch_bounds__(1024, 1)
+    inflight_write(T* out, std::size_t tiles, word_pattern value, unsigned* blocks_on_sm) {
+  count_block_on_sm(blocks_on_sm);
+#pragma unroll 1
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::size_t first = tile * blockDim.x * Ilp + threadIdx.x;
+#pragma unroll
+    for (unsigned j = 0; j < Ilp; ++j) {
+      const std::size_t e = first + j * blockDim.x;
+      store<store_op::kDefault>(out + e, make_element<T>(value, e));
+    }
   }
 }
 

@@ -58,19 +58,9 @@ __device__ __forceinline__ void unrolled_tree(T* s, unsigned tid) {
   if (tid < 32) warp_tail<T>(s, tid);
 }
 
-/// Rungs 0-5: the load, then the tree in shared memory.
+/// Rungs 0-5's tree: the block's 256 partials in shared memory to s[0], as each rung sums them.
 template <class T, reduce_rung Rung>
-__global__ void __launch_bounds__(kReduceBlock)
-    reduce_tree(const T* in, T* out, std::size_t count) {
-  __shared__ T s[kReduceBlock];
-  const unsigned tid = threadIdx.x;
-  if constexpr (Rung <= reduce_rung::kSequential) {
-    s[tid] = element_or_zero(in, blockIdx.x * std::size_t(kReduceBlock) + tid, count);
-  } else {  // first add during the load: two elements per thread
-    const std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + tid;
-    s[tid] = element_or_zero(in, i, count) + element_or_zero(in, i + kReduceBlock, count);
-  }
-  __syncthreads();
+__device__ __forceinline__ void block_tree(T* s, unsigned tid) {
   if constexpr (Rung == reduce_rung::kInterleavedDivergent) {
     for (unsigned k = 1; k < kReduceBlock; k *= 2) {
       if (tid % (2 * k) == 0) s[tid] += s[tid + k];
@@ -96,6 +86,35 @@ __global__ void __launch_bounds__(kReduceBlock)
   } else {  // complete unroll
     unrolled_tree(s, tid);
   }
+}
+
+/// Rungs 0-5: the load, then the tree in shared memory.
+template <class T, reduce_rung Rung>
+__global__ void __launch_bounds__(kReduceBlock)
+    reduce_tree(const T* in, T* out, std::size_t count) {
+  __shared__ T s[kReduceBlock];
+  const unsigned tid = threadIdx.x;
+  if constexpr (Rung <= reduce_rung::kSequential) {
+    s[tid] = element_or_zero(in, blockIdx.x * std::size_t(kReduceBlock) + tid, count);
+  } else {  // first add during the load: two elements per thread
+    const std::size_t i = blockIdx.x * std::size_t(2 * kReduceBlock) + tid;
+    s[tid] = element_or_zero(in, i, count) + element_or_zero(in, i + kReduceBlock, count);
+  }
+  __syncthreads();
+  block_tree<T, Rung>(s, tid);
+  if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+/// The model's probe of a rung's tree alone (benchmarks/reduce.cu): each thread's partial is
+/// `value`, no load; the block's sum to out[blockIdx.x]. A grid of these blocks runs at the
+/// rate the tree, the block's start and its store allow.
+template <class T, reduce_rung Rung>
+__global__ void __launch_bounds__(kReduceBlock) reduce_tree_alone(T* out, T value) {
+  __shared__ T s[kReduceBlock];
+  const unsigned tid = threadIdx.x;
+  s[tid] = value;
+  __syncthreads();
+  block_tree<T, Rung>(s, tid);
   if (tid == 0) out[blockIdx.x] = s[0];
 }
 

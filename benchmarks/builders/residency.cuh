@@ -29,6 +29,9 @@ std::optional<std::size_t> residency_smem(Kernel kernel, unsigned block, unsigne
   int device = 0, most = 0;
   GMB_CUDA_CHECK(cudaGetDevice(&device));
   GMB_CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attributes{};  // the kernel's static shared memory counts against the most
+  GMB_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  most -= int(attributes.sharedSizeBytes);
   GMB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
   constexpr std::size_t kGranule = 256;
   std::size_t fits = 0, limits = std::size_t(most) / kGranule * kGranule;  // too many / few enough

@@ -33,6 +33,7 @@ column `model_gbs` for the inflight read and copy rows whose inputs the file hol
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,12 +78,16 @@ def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
     return LoadedCurve(points["load_gbs"].to_numpy(float), points["latency_ns"].to_numpy(float))
 
 
-def solve(bif: float, sms: float, peak: float, curve: LoadedCurve, *, extra_ns: float = 0.0,
-          cap_gbs: float = math.inf, factor: float = 1.0) -> float:
+def solve(bif: float, sms: float, peak: float, curve: LoadedCurve, *,
+          extra_ns: float | Callable[[float], float] = 0.0, cap_gbs: float = math.inf,
+          factor: float = 1.0) -> float:
     """The bandwidth B (GB/s) with B = min(peak, cap, factor * sms * bif / (L(B) + extra)).
-    The right side falls as B grows (latency rises with load), so one B solves it: bisection."""
+    The right side falls as B grows (latency rises with load, and an `extra_ns(B)` given as a
+    function must not fall), so one B solves it: bisection."""
+    extra = extra_ns if callable(extra_ns) else (lambda _: extra_ns)
+
     def supply(b: float) -> float:
-        return min(peak, cap_gbs, factor * sms * bif / (curve.latency(b) + extra_ns))
+        return min(peak, cap_gbs, factor * sms * bif / (curve.latency(b) + extra(b)))
 
     if supply(peak) >= peak:
         return peak

@@ -10,7 +10,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
   warp's round (`Shape.lines_per_round`), plus, for a persistent grid, the warp's own round
   (loop and address), for a grid of one block per tile, the time an empty block holds its
-  slot and the wait for its turn among the SM's block starts. The
+  slot and the wait for its turn among the SM's block starts, and for a reduce rung's block its
+  tree in shared memory, longer the more trees share the SM (`model_trees`). The
   latency is read off the curve at the DRAM rate the kernel makes (its logical rate over its
   efficiency: a load that brings unused sectors loads the DRAM more).
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
@@ -21,11 +22,14 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, 128 B of its rate
   per store (a column walk's stores); stores that share lines are not a bound.
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
+- `tree`: Little's law, as `latency`, for a reduce rung whose tree in shared memory takes
+  longer than its load's round trip (`model_trees`).
 """
 
 import math
 from dataclasses import dataclass
 
+from gmbtools.analysis import model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, solve
 from gmbtools.analysis.model_params import Params
 
@@ -43,6 +47,7 @@ HALF_LINE, LINE = 64, 128  # what the L2 moves for a load alone in its half line
 CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
 LINK = "host link"  # mapped host memory at the copy engine's rate over the link (model_links)
 TURNAROUND = "chunk turnaround"  # a block of bulk copies handles one chunk at a time (model_bulk)
+TREE = "tree"  # a reduce rung's blocks sum in shared memory, sharing the SM (model_trees)
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class Shape:
     store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
     chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
+    tree: str | None = None  # the reduce rung whose tree holds the block after its loads
 
     @property
     def logical_bytes(self) -> float:
@@ -118,7 +124,7 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     reads, writes = s.dram_split
     ns_per_byte = p.dram_ns_per_byte(reads, writes, scatter(s.read_step, READ_PAGE),
                                      scatter(s.write_step, WRITE_PAGE),
-                                     persistent=s.grid == "persistent")
+                                     persistent=s.grid == "persistent", word_bytes=s.word_bytes)
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
     if s.grid == "full" and p.block_rate:
@@ -127,7 +133,9 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     if s.op != "write" and p.sms:
         curve = p.read_curve if s.op == "read" else p.copy_curve
         if curve is not None:
-            out[LATENCY] = _littles_law(p, s, curve, out.get(DRAM, math.inf))
+            gbs, tree_ns = _littles_law(p, s, curve, out.get(DRAM, math.inf))
+            # a reduce rung whose tree takes longer than its load's round trip: the tree's
+            out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
     if s.chunks and p.bulk_chunk_ns and p.sms:  # one chunk per turnaround, each block
         chunk_bytes = s.load_bytes_per_thread / s.chunks  # an SM's blocks' chunks, one each
         out[TURNAROUND] = p.sms * chunk_bytes / p.bulk_chunk_ns * max(s.factor, 1.0)
@@ -159,10 +167,10 @@ def scatter(step: float | None, page: float) -> float:
     return math.log2(step / GRANULE) / math.log2(page / GRANULE)
 
 
-def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
+def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[float, float]:
     """The logical rate B = factor x sms x bytes in flight per SM / (L(B / efficiency) + slot):
     `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B would
-    pass the roof but the run has no DRAM bound)."""
+    pass the roof but the run has no DRAM bound), and a reduce rung's tree time there."""
     threads = s.resident_threads or p.threads_per_sm
     slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
     if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
@@ -171,12 +179,21 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> float:
         slot += p.round_ns or 0.0
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
-        slot += (p.load_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
+        start = p.sms / p.block_rate if p.block_rate else 0.0
+        slot += (p.load_slot_ns or 0.0) + start
     logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
-    gbs = solve(threads * s.load_bytes_per_thread, p.sms, peak, logical_curve, extra_ns=slot,
-                factor=max(s.factor, 1.0))
-    return math.inf if gbs >= NO_ROOF else gbs
+    bif, factor = threads * s.load_bytes_per_thread, max(s.factor, 1.0)
+    empty = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
+    tree = model_trees.tree_of(p.trees or {}, s.tree, empty) if s.tree else None
+    per_sm = threads / s.threads_per_block
+
+    def tree_ns(gbs: float) -> float:  # a reduce rung's tree at the round `gbs` gives
+        return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
+
+    gbs = solve(bif, p.sms, peak, logical_curve, factor=factor,
+                extra_ns=(lambda b: slot + tree_ns(b)) if tree else slot)
+    return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))
 
 
 def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:

@@ -8,7 +8,9 @@ its first level) predicted from the calibration probes of the `model/` family (`
   leaves after the most shared memory the architecture allows;
 - a warp's load from the constant cache is serialized by the distinct words it touches: its
   time is a fixed part plus one per distinct word, both from the probes of 1 and 32 words
-  (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count.
+  (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count;
+  the same loop's hot loads through the L1 (`path:global`, `path:ldg`) take one pass per warp
+  load of a line: the fixed part.
 """
 
 from dataclasses import dataclass, field
@@ -76,13 +78,20 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
 
 
 def constant_load(probes: OnChipProbes | None, row) -> float | None:
-    """GB/s of a `constant/read/distinct:D/ws:1024/path:constant` row."""
-    if probes is None or str(row.get("path")) != "constant":
+    """GB/s of a `constant/read/distinct:D/ws:1024/path:P` row: through the constant cache
+    (`path:constant`), its fixed part and one per distinct word; through the L1 (`path:global`,
+    `path:ldg`), whose warp load of one line (32 words or fewer, here always hot) is answered in
+    one pass as the constant cache answers one word: the fixed part alone."""
+    if probes is None:
         return None
     ws = pd.to_numeric(row.get("ws"), errors="coerce")
     distinct = pd.to_numeric(row.get("distinct"), errors="coerce")
     one, most = probes.constant_gbs.get(1), probes.constant_gbs.get(32)
     if ws != CONSTANT_WS or pd.isna(distinct) or not (one and most):
+        return None
+    if str(row.get("path")) in ("global", "ldg"):
+        return one
+    if str(row.get("path")) != "constant":
         return None
     per_word = (1 / most - 1 / one) / 31  # ns per byte, per further distinct word
     return 1 / (1 / one + (float(distinct) - 1) * per_word)

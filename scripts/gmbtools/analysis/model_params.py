@@ -15,10 +15,11 @@ number measured by the benchmark it predicts (docs/model.md):
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
-| `persistent_read_gbs`, `persistent_copy_gbs` | what DRAM delivers to a persistent grid's streams | `inflight/{read,copy}/w:16/ilp:1/block:256/bpsm:8/grid:persistent` (`{read,copy}/f32x4/ilp:1/grid:persistent`) |
+| `streams` | what DRAM delivers to a persistent grid's streams of reads, writes, copies; of one line per request and of more (`model_streams`) | `inflight/{read,write,copy}/{w:16/ilp:1,w:4/ilp:4}/block:256/bpsm:8/grid:persistent` (`{read,write,copy}/{f32x4/ilp:1,f32/ilp:4}/grid:persistent`) |
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
+| `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
-from gmbtools.analysis import model_bulk, model_onchip
+from gmbtools.analysis import model_bulk, model_onchip, model_streams, model_trees
 from gmbtools.analysis.model_chases import ChaseProbes, probes_from
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -57,15 +58,12 @@ SOURCES = {
     "l2_gbs": "cache/read/ws:",
     "scatter_read": ("gather/random", "stride/f32/read/s:1024"),
     "scatter_write": ("scatter/random", "stride/f32/write/s:1024"),
-    "persistent_read_gbs": ("inflight/read/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
-                            "read/f32x4/ilp:1/grid:persistent"),
-    "persistent_copy_gbs": ("inflight/copy/w:16/ilp:1/block:256/bpsm:8/grid:persistent",
-                            "copy/f32x4/ilp:1/grid:persistent"),
     "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
                  "read/f32/ilp:1/grid:persistent"),
     "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
     "chases": "model/chase",
     "bulk_chunk_ns": "model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4",
+    "trees": "model/reduce/f32/*/loads:none/bpsm:*",
 }
 ROUND_BYTES = {SOURCES["round_ns"][0]: 32 * 4, SOURCES["round_ns"][1]: 4}  # per warp, per thread
 
@@ -89,8 +87,7 @@ class Params:
     l2_gbs: float | None = None
     scatter_read: float | None = None  # extra ns per DRAM byte of loads one per DRAM page
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
-    persistent_read_gbs: float | None = None
-    persistent_copy_gbs: float | None = None
+    streams: model_streams.StreamRates | None = None  # a persistent grid's, by width
     host_read_gbs: float | None = None  # the copy engine over the host link, to the GPU
     host_write_gbs: float | None = None  # ... from it
     peer_ce_gbs: float | None = None  # the copy engine's pushes to the peer (read + written)
@@ -100,6 +97,7 @@ class Params:
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
+    trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -107,23 +105,26 @@ class Params:
         return THREADS_PER_SM.get(self.cc, 2048) if self.cc is not None else 2048
 
     def dram_ns_per_byte(self, read_bytes: float, write_bytes: float, read_scatter: float = 0.0,
-                         write_scatter: float = 0.0, persistent: bool = False) -> float | None:
+                         write_scatter: float = 0.0, persistent: bool = False,
+                         word_bytes: float | None = None) -> float | None:
         """DRAM time per byte of a mix of reads and writes: each at its own rate, plus the
         turnaround that makes an equal mix run at the copy's rate (never negative), plus the
         page term: `read_scatter` and `write_scatter` (0 to 1) are how far the accesses are from
         streaming (0) to one per DRAM page (1), each costing its share of the scattered
-        accesses' extra time. A persistent grid streams at the rate of its own kind."""
+        accesses' extra time. A persistent grid streams at the rates of its own kind, of its
+        words' width (`model_streams`)."""
         if not (self.read_gbs and self.write_gbs and self.copy_gbs):
             return None
-        read_gbs, copy_gbs = self.read_gbs, self.copy_gbs
-        if persistent:
-            read_gbs = self.persistent_read_gbs or read_gbs
-            copy_gbs = self.persistent_copy_gbs or copy_gbs
-        turn = max(0.0, 2 / copy_gbs - 1 / read_gbs - 1 / self.write_gbs)
+        read_gbs, write_gbs, copy_gbs = self.read_gbs, self.write_gbs, self.copy_gbs
+        if persistent and self.streams is not None:
+            read_gbs = self.streams.rate("read", word_bytes) or read_gbs
+            write_gbs = self.streams.rate("write", word_bytes) or write_gbs
+            copy_gbs = self.streams.rate("copy", word_bytes) or copy_gbs
+        turn = max(0.0, 2 / copy_gbs - 1 / read_gbs - 1 / write_gbs)
         total = read_bytes + write_bytes
         if total <= 0:
             return None
-        ns = (read_bytes / read_gbs + write_bytes / self.write_gbs
+        ns = (read_bytes / read_gbs + write_bytes / write_gbs
               + turn * min(read_bytes, write_bytes))
         if read_scatter and self.scatter_read is None or write_scatter and self.scatter_write is None:
             return None
@@ -173,10 +174,11 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         take("block_rate", None if gbs is None else gbs / (MODEL_BLOCK * 4), SOURCES["block_rate"][1])
     take("block_slot_ns", value(SOURCES["block_slot_ns"][0], "block_slot_ns"),
          SOURCES["block_slot_ns"][0])
-    for key in ("persistent_read_gbs", "persistent_copy_gbs"):
-        found = _first_of(SOURCES[key], value)
-        if found:
-            take(key, found[1], found[0])
+    streams = model_streams.rates_from(value)
+    if streams is not None:  # a source each, so each source's family is left out in its turn
+        p.streams = streams
+        p.sources.update({f"streams/{op}/{width}": name
+                          for (op, width), name in streams.names.items()})
     _scatter_terms(p, ok, take)
     _round_term(p, value, take)
     take("chases", probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
@@ -187,6 +189,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if p.load_slot_ns is None and p.block_slot_ns is not None:
         take("load_slot_ns", p.block_slot_ns, p.sources["block_slot_ns"])
     _line_term(p, ok, take)
+    take("trees", model_trees.tree_rounds(ok, p.sms) or None, SOURCES["trees"])
     probe = SOURCES["bulk_chunk_ns"]
     take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
     l2 = _l2_read(ok, p.l2_bytes)
@@ -195,11 +198,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
     return p
-
-
-def _first_of(names: tuple[str, ...], value) -> tuple[str, float] | None:
-    """The first of `names` the rows hold: (name, GB/s)."""
-    return next(((name, gbs) for name in names if (gbs := value(name)) is not None), None)
 
 
 def _scatter_terms(p: Params, rows: pd.DataFrame, take) -> None:

@@ -52,7 +52,8 @@ def predict_row(params: model_params.Params, row,
         gbs = model_chases.predict(params.chases, row, params.l1_bytes, params.l2_bytes)
         return gbs, model_bounds.LATENCY
     if family == "cache":
-        dram = params.persistent_read_gbs or params.read_gbs
+        streams = params.streams.rate("read") if params.streams is not None else None
+        dram = streams or params.read_gbs
         gbs = model_onchip.hot_read(params.onchip, row, params.l1_bytes, params.l2_bytes,
                                     params.cc, dram)
         return gbs, model_bounds.CACHE

@@ -49,7 +49,7 @@ def shape_of(row) -> Shape | None:
         return Shape(op=family, load_bytes_per_thread=ilp * word, grid=str(row["grid"]),
                      dram_bytes=dram, efficiency=efficiency, ld_sectors_per_req=sectors,
                      word_bytes=word)
-    if family == "inflight" and row["variant"] in ("read", "copy", "read_async"):
+    if family == "inflight" and row["variant"] in ("read", "copy", "read_async", "write"):
         return _inflight(row)
     if family == "bulk" and row["variant"] in ("read", "write", "copy"):
         return _bulk(row)
@@ -97,7 +97,7 @@ def shape_of(row) -> Shape | None:
 # load, loads in flight per thread, grid). Rungs 0-2 load one element per thread, 3-5 two (the
 # first add), on a block per tile; 6 and 7 two per round of a resident grid, 8 two 16-B
 # vectors, 9 four; CUB (cub/device/device_reduce.cuh) 16 elements per thread in 16-B vectors.
-# The tree in shared memory after the loads is not modelled: the early rungs are bound by it.
+# The tree in shared memory after the loads of rungs 0-5 holds the block (model_trees).
 REDUCE_LOADS = {"interleaved_divergent": (4, 1, "full"), "interleaved_bank": (4, 1, "full"),
                 "sequential": (4, 1, "full"), "first_add": (4, 2, "full"),
                 "unroll_last_warp": (4, 2, "full"), "unroll_complete": (4, 2, "full"),
@@ -111,9 +111,11 @@ def _reduce(row) -> Shape | None:
     if loads is None:
         return None
     word, ilp, grid = loads
-    # No traffic-model counters: every element read once, coalesced.
+    # No traffic-model counters: every element read once, coalesced. A block per tile sums
+    # its partials in a tree in shared memory before it retires.
     return Shape(op="read", load_bytes_per_thread=word * ilp, grid=grid, dram_bytes=1.0,
-                 efficiency=1.0, ld_sectors_per_req=word, word_bytes=word)
+                 efficiency=1.0, ld_sectors_per_req=word, word_bytes=word,
+                 tree=str(row.get("op")) if grid == "full" else None)
 
 
 def _struct_loads(row) -> tuple[float, float]:
@@ -172,7 +174,7 @@ def _inflight(row) -> Shape | None:
     if None in (block, bpsm, w):
         return None
     # The family has no traffic-model counters: its bytes are its tiles, all useful. A read by
-    # cp.async keeps the same bytes in flight as the loads.
+    # cp.async keeps the same bytes in flight as the loads; a write stores its tiles alone.
     op = "read" if row["variant"] == "read_async" else str(row["variant"])
     return Shape(op=op, load_bytes_per_thread=ilp * w, grid=str(row["grid"]),
                  dram_bytes=1.0, efficiency=1.0, threads_per_block=int(block),
