@@ -29,6 +29,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from gmbtools.analysis import model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, solve
 from gmbtools.analysis.model_params import Params
@@ -70,6 +72,8 @@ class Shape:
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
     chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
     tree: str | None = None  # the reduce rung whose tree holds the block after its loads
+    counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
+    rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another
 
     @property
     def logical_bytes(self) -> float:
@@ -128,10 +132,10 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
     if s.grid == "full" and p.block_rate:
-        per_block = s.threads_per_block * s.load_bytes_per_thread * max(s.factor, 1.0)
+        per_block = s.threads_per_block * s.load_bytes_per_thread * max(s.factor, 1.0) * s.rounds
         out[BLOCKS] = p.block_rate * per_block
     if s.op != "write" and p.sms:
-        curve = p.read_curve if s.op == "read" else p.copy_curve
+        curve = p.read_curve if s.op == "read" else _mixed_curve(p, s)
         if curve is not None:
             gbs, tree_ns = _littles_law(p, s, curve, out.get(DRAM, math.inf))
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
@@ -158,6 +162,21 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     return out
 
 
+def _mixed_curve(p: Params, s: Shape) -> LoadedCurve | None:
+    """The loaded latency of a kernel that reads and writes: the copy's curve (as many bytes
+    written as read) for an even mix, nearer the read curve the fewer its DRAM writes (a
+    structure's fields read, one word stored), linear in the writes' share."""
+    if p.copy_curve is None or p.read_curve is None:
+        return p.copy_curve
+    reads, writes = s.dram_split
+    share = min(1.0, 2 * writes / (reads + writes)) if reads + writes > 0 else 1.0
+    if share >= 1.0:
+        return p.copy_curve
+    gbs = np.union1d(p.read_curve.gbs, p.copy_curve.gbs)
+    ns = [(1 - share) * p.read_curve.latency(g) + share * p.copy_curve.latency(g) for g in gbs]
+    return LoadedCurve(gbs, np.array(ns))
+
+
 def scatter(step: float | None, page: float) -> float:
     """0 for streaming accesses, 1 for one per page, log-linear between a granule and a page."""
     if step is None or step <= GRANULE:
@@ -175,12 +194,12 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
     if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
         slot += p.bulk_chunk_ns
-    elif s.grid == "persistent":
-        slot += p.round_ns or 0.0
+    elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
+        slot += (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         start = p.sms / p.block_rate if p.block_rate else 0.0
-        slot += (p.load_slot_ns or 0.0) + start
+        slot += ((p.load_slot_ns or 0.0) + start) / s.rounds  # once per block
     logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
     bif, factor = threads * s.load_bytes_per_thread, max(s.factor, 1.0)
@@ -202,4 +221,4 @@ def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:
     if not found:
         return None, None
     name = min(found, key=found.get)
-    return found[name], name
+    return found[name] * s.counted, name
