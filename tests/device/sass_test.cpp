@@ -1,7 +1,8 @@
 // The SASS of the built binaries, for every architecture they have code for (cuobjdump needs
 // no GPU): what -dlcm=ca and -dlcm=cg change and what they leave alone, the explicit cache
 // operators, the read-only path, the on-chip paths, cp.async and bulk copies (TMA) where the
-// GPU has them.
+// GPU has them; and what the prediction model assumes of a kernel's instructions (the staged
+// AoS's loads, one at a time).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -619,5 +620,56 @@ TEST(FlavorSass, WhatTheFlagsChangeOnEachArchitecture) {
 
 INSTANTIATE_TEST_SUITE_P(Flavors, EveryFlavorSass, ::testing::Values("default", "ca", "cg"),
                          [](const auto& info) { return info.param; });
+
+/// The opcodes (without modifiers or predicates) of each kernel of a binary's code for one
+/// architecture, in order, by mangled name.
+std::map<std::string, std::vector<std::string>> opcodes_of(const std::string& binary,
+                                                           const std::string& arch) {
+  std::map<std::string, std::vector<std::string>> kernels;
+  const std::regex function_line(R"(Function : (\S+))");
+  const std::regex instruction(R"(/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*))");
+  std::istringstream lines(sass_text(binary, arch));
+  std::vector<std::string>* current = nullptr;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, function_line)) {
+      current = &kernels[m[1].str()];
+    } else if (current && std::regex_search(line, m, instruction)) {
+      current->push_back(m[1].str());
+    }
+  }
+  return kernels;
+}
+
+/// The prediction model's staged AoS (docs/model.md: "the staged AoS"): on Hopper the kernel
+/// stores each word to shared memory before it loads the next, so a thread has one load in
+/// flight and the last two together: before the barrier, every LDG but the last is followed by
+/// its STS before the next LDG. A compiler that batches them changes the model's rounds.
+TEST(ModelSass, StagedAosLoadsOneWordAtATimeOnHopper) {
+  GMB_REQUIRE_CUOBJDUMP();
+  const auto& archs = built_archs();
+  if (std::find(archs.begin(), archs.end(), "sm_90") == archs.end()) {
+    GTEST_SKIP() << "the build has no sm_90 code";
+  }
+  int checked = 0;
+  for (const auto& [name, ops] : opcodes_of(binary_of("default"), "sm_90")) {
+    if (!contains(name, "aos_staged")) continue;
+    SCOPED_TRACE(name);
+    std::vector<std::string> staging;  // LDG and STS before the barrier
+    for (const std::string& op : ops) {
+      if (op == "BAR") break;
+      if (op == "LDG" || op == "STS") staging.push_back(op);
+    }
+    const auto loads = std::count(staging.begin(), staging.end(), "LDG");
+    ASSERT_GE(loads, 2) << "a structure of two words or more";
+    // LDG STS LDG STS ... LDG LDG STS STS: the last two loads together, one at a time before
+    std::vector<std::string> expected;
+    for (long k = 0; k + 2 < loads; ++k) expected.insert(expected.end(), {"LDG", "STS"});
+    expected.insert(expected.end(), {"LDG", "LDG", "STS", "STS"});
+    EXPECT_EQ(staging, expected);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);  // s8 p12 a12 s16 s32 s64
+}
 
 }  // namespace
