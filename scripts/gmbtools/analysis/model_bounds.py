@@ -19,6 +19,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each, and
   the L2 answers in halves of a line: a lane alone in its 64 B (lanes 64 B apart or more
   whose lines no other warp of the block reads: strides, gathers) costs 64 B.
+- `L1 lines`: the L1 takes one 128-B line of a warp load per SM cycle: a load whose 32 lanes
+  touch 16 lines (a 64-B structure's word, lane by lane) moves 8 B per cycle per SM.
 - `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, 128 B of its rate
   per store (a column walk's stores); stores that share lines are not a bound.
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
@@ -49,6 +51,7 @@ HALF_LINE, LINE = 64, 128  # what the L2 moves for a load alone in its half line
 CACHE = "cache level"  # hot reads at the rate of the level that holds them (model_onchip)
 LINK = "host link"  # mapped host memory at the copy engine's rate over the link (model_links)
 TURNAROUND = "chunk turnaround"  # a block of bulk copies handles one chunk at a time (model_bulk)
+L1_LINES = "L1 lines"  # the L1 answers one 128-B line of a warp load per cycle
 TREE = "tree"  # a reduce rung's blocks sum in shared memory, sharing the SM (model_trees)
 
 
@@ -74,6 +77,7 @@ class Shape:
     tree: str | None = None  # the reduce rung whose tree holds the block after its loads
     counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
     rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another
+    lines_per_request: float | None = None  # 128-B lines one warp load touches (the L1's cycles)
 
     @property
     def logical_bytes(self) -> float:
@@ -154,6 +158,10 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
             moved = min(moved, max(useful / max(s.efficiency, 1e-9), SECTOR))
         if moved > useful:
             out[L2] = p.l2_gbs * useful / moved * max(s.factor, 1.0)
+    if p.sm_clock_ghz and p.sms and s.lines_per_request and s.op != "write":
+        # the L1 takes a warp load's lines one per cycle: 32 lanes' words per that many cycles
+        per_cycle = 32 * s.word_bytes / s.lines_per_request  # loaded bytes, per SM
+        out[L1_LINES] = p.sms * p.sm_clock_ghz * per_cycle * max(s.factor, 1.0)
     if p.l2_gbs and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
         stored = s.store_bytes_per_thread or s.load_bytes_per_thread  # per thread
         stores = stored / (4.0 if s.store_bytes_per_thread else s.word_bytes)

@@ -93,3 +93,15 @@ def _rate(probes: ChaseProbes, lanes: int, level: str | None, warm_lines: float)
         warm = first * l2 + (warm_lines - first) * l1
     ns = over + warm + STEPS * step
     return lanes * STEPS * ADDRESS_BYTES / ns if ns > 0 and math.isfinite(ns) else None
+
+
+def sm_clock_ghz(rows: pd.DataFrame, sources: tuple[str, ...]) -> tuple[str, float] | None:
+    """(source, GHz): the median SM clock (`sm_clock_mhz`) the chases of the first of `sources`
+    (name prefixes) measured, or None."""
+    if "sm_clock_mhz" not in rows.columns:
+        return None
+    for source in sources:
+        mhz = rows.loc[rows["name"].str.startswith(source), "sm_clock_mhz"].dropna()
+        if not mhz.empty:
+            return source + "*", float(mhz.median()) / 1e3
+    return None

@@ -20,12 +20,12 @@ number measured by the benchmark it predicts (docs/model.md):
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
+| `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 
-`params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out,
-the check that no parameter comes from the family it predicts: a parameter whose source is
-that family is then missing, and every prediction that needs it says so (NaN), never a number
-taken from another benchmark in its place.
+`params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
+a parameter whose source is that family is then missing, and every prediction that needs it
+says so (NaN), never a number taken from another benchmark in its place.
 """
 
 from dataclasses import dataclass, field
@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from gmbtools.analysis import model_bulk, model_chases, model_onchip, model_streams, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
-from gmbtools.analysis import model_bulk, model_onchip, model_streams, model_trees
-from gmbtools.analysis.model_chases import ChaseProbes, probes_from
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
 # compute-capability limits); an architecture not listed is assumed to hold 2048.
@@ -64,6 +63,7 @@ SOURCES = {
     "chases": "model/chase",
     "bulk_chunk_ns": "model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4",
     "trees": "model/reduce/f32/*/loads:none/bpsm:*",
+    "sm_clock_ghz": ("model/chase/", "latency/chase/"),
 }
 ROUND_BYTES = {SOURCES["round_ns"][0]: 32 * 4, SOURCES["round_ns"][1]: 4}  # per warp, per thread
 
@@ -95,9 +95,10 @@ class Params:
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
-    chases: ChaseProbes | None = None  # the calibration chases (model/chase/*)
+    chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
+    sm_clock_ghz: float | None = None  # the SM clock the chases measured
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -181,7 +182,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
                           for (op, width), name in streams.names.items()})
     _scatter_terms(p, ok, take)
     _round_term(p, value, take)
-    take("chases", probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
+    take("chases", model_chases.probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
     take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
     _slot_from_grid(p, value, take, SOURCES["load_slot_ns"][0], "load_slot_ns")
     if p.block_slot_ns is None and p.load_slot_ns is not None:
@@ -190,6 +191,9 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         take("load_slot_ns", p.block_slot_ns, p.sources["block_slot_ns"])
     _line_term(p, ok, take)
     take("trees", model_trees.tree_rounds(ok, p.sms) or None, SOURCES["trees"])
+    clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
+    if clock:
+        take("sm_clock_ghz", clock[1], clock[0])
     probe = SOURCES["bulk_chunk_ns"]
     take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
     l2 = _l2_read(ok, p.l2_bytes)

@@ -93,7 +93,7 @@ def shape_of(row) -> Shape | None:
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
                      l1_reuse=row.get("flavor") != "cg", counted=_counted_share(row),
-                     rounds=rounds)
+                     rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step))
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
@@ -123,6 +123,19 @@ def _reduce(row) -> Shape | None:
     return Shape(op="read", load_bytes_per_thread=word * ilp, grid=grid, dram_bytes=1.0,
                  efficiency=1.0, ld_sectors_per_req=word, word_bytes=word,
                  tree=str(row.get("op")) if grid == "full" else None)
+
+
+def _lines_per_request(row, word: float, read_step: float | None) -> float:
+    """128-B lines one warp load touches: its 32 lanes `step` bytes apart (a structure's size
+    for `reuse/aos`, 32 lines for a transposed tile's lanes, `warp/permute_across`)."""
+    step = read_step
+    if row["family"] == "reuse" and row["variant"] == "aos":
+        step = _number(row, "bytes", 4)
+    if row["family"] == "warp" and row["variant"] == "permute_across":
+        step = math.inf
+    if step is None or step < word:
+        step = word
+    return 32.0 if not math.isfinite(step) else min(32.0, max(1.0, 32 * step / 128))
 
 
 def _counted_share(row) -> float:

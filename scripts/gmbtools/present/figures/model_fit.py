@@ -11,7 +11,8 @@ from gmbtools.present.plotkit import Drawn, Skip, flavors_of, footnote, new_figu
 BOUND_COLORS = {model_bounds.DRAM: "tab:blue", model_bounds.LATENCY: "tab:orange",
                 model_bounds.BLOCKS: "tab:green", model_bounds.L2: "tab:purple",
                 model_bounds.CACHE: "tab:red", model_bounds.LINK: "tab:brown",
-                model_bounds.TURNAROUND: "tab:olive", model_bounds.L2_STORES: "tab:pink"}
+                model_bounds.TURNAROUND: "tab:olive", model_bounds.L2_STORES: "tab:pink",
+                model_bounds.L1_LINES: "tab:cyan", model_bounds.TREE: "darkgoldenrod"}
 
 
 def model(medians: pd.DataFrame) -> Drawn:
