@@ -1,0 +1,106 @@
+"""The model's terms from the newer probes (persistent streams by request width, the reduce
+rungs' trees, the L1's lines per cycle, the staged AoS's rounds, a padded structure's counted
+bytes): each on a case whose answer is known by hand, and on the committed H100 run with every
+probe, the rule that no prediction uses a number its own family measured."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gmbtools.analysis import (frame, model_bounds, model_params, model_predict, model_shapes,
+                               model_streams, model_trees)
+from gmbtools.analysis.littles_law import LoadedCurve
+from gmbtools.analysis.model_bounds import Shape
+from gmbtools.data import results
+
+REPO = Path(__file__).resolve().parents[2]
+H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261127-125734/default.json.gz"
+FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
+
+
+def params(**values) -> model_params.Params:
+    base = dict(sms=100, cc=9.0, read_gbs=3000.0, write_gbs=3200.0, copy_gbs=2800.0,
+                read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=150.0,
+                load_slot_ns=200.0)
+    return model_params.Params(**{**base, **values})
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return frame.medians_frame([results.load(H100_PROBES)])
+
+
+def test_no_prediction_uses_a_number_its_own_family_measured(h100):
+    predicted = h100.dropna(subset=["model_gbs"])
+    assert len(predicted) > 500
+    for family, members in predicted.groupby("family"):
+        p = model_params.params_from(h100.loc[h100["family"] != family])
+        for _, row in members.iterrows():
+            gbs, _ = model_predict.predict_row(p, row)
+            assert gbs == pytest.approx(row["model_gbs"], rel=0.01), row["name"]
+
+
+def test_the_new_parameters_name_their_probes_and_fall_back_outside_the_predicted_family(h100):
+    whole = model_params.params_from(h100)
+    assert whole.sources["streams/write/narrow"] == \
+        "inflight/write/w:4/ilp:4/block:256/bpsm:8/grid:persistent"
+    assert whole.sources["trees"] == "model/reduce/f32/*/loads:none/bpsm:*"
+    assert whole.sources["sm_clock_ghz"] == "model/chase/*"
+    assert 1.5 < whole.sm_clock_ghz < 2.1
+    assert {(rung, k) for rung, k in whole.trees} >= {("sequential", 8), ("sequential", 1)}
+    without = model_params.params_from(h100, without="inflight")
+    assert without.sources["streams/write/narrow"] == "write/f32/ilp:4/grid:persistent"
+    assert not any(s.startswith("inflight/") for s in without.sources.values())
+
+
+def test_a_persistent_grid_streams_at_the_rate_of_its_width():
+    rates = model_streams.StreamRates({("write", "wide"): 3200.0, ("write", "narrow"): 2900.0})
+    assert rates.rate("write", 4.0) == 2900.0
+    assert rates.rate("write", 16.0) == 3200.0
+    assert rates.rate("read", 4.0) is None  # neither: the full grid's rate then
+    p = params(streams=rates)
+    narrow = Shape(op="write", load_bytes_per_thread=4, grid="persistent", dram_bytes=1.0,
+                   efficiency=1.0, word_bytes=4)
+    wide = Shape(op="write", load_bytes_per_thread=16, grid="persistent", dram_bytes=1.0,
+                 efficiency=1.0, word_bytes=16)
+    assert model_bounds.bounds(p, narrow)[model_bounds.DRAM] == pytest.approx(2900.0)
+    assert model_bounds.bounds(p, wide)[model_bounds.DRAM] == pytest.approx(3200.0)
+
+
+def test_a_tree_takes_longer_the_more_trees_share_the_sm():
+    # alone: 500 ns a block, 200 of it an empty block's; 8 per SM: a round of 1,000 ns
+    rounds = {("sequential", 1): 500.0, ("sequential", 8): 1000.0}
+    tree = model_trees.tree_of(rounds, "sequential", 200.0)
+    assert tree.alone_ns == pytest.approx(300.0)
+    # in the probe 8 x 800 / 1000 = 6.4 trees at once: each other adds (800 - 300) / 5.4
+    assert tree.per_other_ns == pytest.approx(500.0 / 5.4)
+    assert tree.time(1000.0, 8) == pytest.approx(800.0)  # the probe's own round again
+    assert tree.time(1e6, 8) == pytest.approx(300.0)  # alone: no other tree at once
+    assert model_trees.tree_of(rounds, "first_add", 200.0) is None
+
+
+def test_the_l1_takes_a_loads_lines_one_per_cycle():
+    p = params(sm_clock_ghz=2.0)
+    # lanes 64 B apart: 16 lines per load of 32 x 4 B, 8 B per cycle, 100 SMs at 2 GHz
+    shape = Shape(op="read", load_bytes_per_thread=64, grid="full", dram_bytes=1.0,
+                  efficiency=1.0, word_bytes=4, lines_per_request=16)
+    assert model_bounds.bounds(p, shape)[model_bounds.L1_LINES] == pytest.approx(1600.0)
+    row = pd.Series({"family": "reuse", "variant": "aos", "bytes": "64"})
+    assert model_shapes._lines_per_request(row, 4.0, None) == 16
+    row = pd.Series({"family": "stride", "variant": "f32/read", "s": "1"})
+    assert model_shapes._lines_per_request(row, 4.0, 4.0) == 1
+
+
+def test_the_staged_aos_loads_one_word_a_round_and_counts_its_fields():
+    row = pd.Series({"family": "aos_staged", "variant": "s64", "type": "s64", "fields": "all",
+                     "model_dram_bytes": 68.0, "model_efficiency": 1.0,
+                     "model_ld_sectors_per_req": 4.0, "flavor": "default"})
+    shape = model_shapes.shape_of(row)
+    assert shape.rounds == 15  # 16 words: one at a time, the last two together
+    assert shape.load_bytes_per_thread == pytest.approx(4 * 16 / 15)
+    padded = pd.Series({"family": "aos", "variant": "a12", "type": "a12", "fields": "all",
+                        "model_dram_bytes": 20.0, "model_efficiency": 1.0,
+                        "model_ld_sectors_per_req": 16.0, "flavor": "default"})
+    assert model_shapes.shape_of(padded).counted == pytest.approx(16.0 / 20.0)
