@@ -13,7 +13,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   slot and the wait for its turn among the SM's block starts, and for a reduce rung's block its
   tree in shared memory, longer the more trees share the SM (`model_trees`). The
   latency is read off the curve at the DRAM rate the kernel makes (its logical rate over its
-  efficiency: a load that brings unused sectors loads the DRAM more).
+  efficiency: a load that brings unused sectors loads the DRAM more), as a share of what DRAM
+  gives the kernel's own traffic.
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
 - `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
   sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each, and
@@ -180,7 +181,9 @@ def _mixed_curve(p: Params, s: Shape) -> LoadedCurve | None:
     share = min(1.0, 2 * writes / (reads + writes)) if reads + writes > 0 else 1.0
     if share >= 1.0:
         return p.copy_curve
+    most = (1 - share) * p.read_curve.most_gbs + share * p.copy_curve.most_gbs
     gbs = np.union1d(p.read_curve.gbs, p.copy_curve.gbs)
+    gbs = np.append(gbs[gbs < most], most)  # up to what DRAM gives the mix
     ns = [(1 - share) * p.read_curve.latency(g) + share * p.copy_curve.latency(g) for g in gbs]
     return LoadedCurve(gbs, np.array(ns))
 
@@ -208,7 +211,10 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         start = p.sms / p.block_rate if p.block_rate else 0.0
         slot += ((p.load_slot_ns or 0.0) + start) / s.rounds  # once per block
-    logical_curve = LoadedCurve(curve.gbs * s.efficiency, curve.ns)
+    # the curve's load as a share of what DRAM gives this kernel's traffic: a stream DRAM
+    # moves more slowly (a persistent grid's one-line requests) reaches the same queues sooner
+    scale = min(1.0, roof / (curve.most_gbs * s.efficiency)) if math.isfinite(roof) else 1.0
+    logical_curve = LoadedCurve(curve.gbs * s.efficiency * scale, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
     bif, factor = threads * s.load_bytes_per_thread, max(s.factor, 1.0)
     empty = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
