@@ -1,5 +1,5 @@
-// Inflight family (kernels/inflight.cuh): coalesced read, copy and write swept over the launch choices
-// that set how many bytes an SM keeps in flight: threads per block, blocks an SM may hold
+// Inflight family (kernels/inflight.cuh): coalesced read, copy and write swept over the launch
+// choices that set how many bytes an SM keeps in flight: threads per block, blocks an SM may hold
 // (limited with dynamic shared memory; the occupancy API's count is the counter
 // resident_blocks_per_sm), independent loads per thread (ilp) and word size (w, bytes), each
 // on a persistent grid (the resident blocks loop over the array) and with one block per tile

@@ -136,8 +136,8 @@ struct block_sums {
 /// reduce_tree_alone), K blocks per SM at a time (dynamic shared memory no thread touches
 /// limits them): with all the SM holds (`per_sm` 0), as many blocks as the rung's first pass,
 /// so the SM's trees share its issue slots as the rung's do; at 1, 256 blocks per SM, so each
-/// tree runs alone: its own time. Each thread's partial is one element of 1 (two for the rungs that add two during the
-/// load); every block's sum verified.
+/// tree runs alone: its own time. Each thread's partial is one element of 1 (two for the rungs
+/// that add two during the load); every block's sum verified.
 template <reduce_rung R>
 std::optional<bench_case> tree_probe(environment& env, unsigned per_sm) {
   constexpr bool kPairs = R >= reduce_rung::kFirstAdd;

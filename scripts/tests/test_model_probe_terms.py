@@ -1,45 +1,22 @@
 """The model's terms from the newer probes (persistent streams by request width, the reduce
 rungs' trees, the L1's lines per cycle, the staged AoS's rounds, a padded structure's counted
-bytes): each on a case whose answer is known by hand, and on the committed H100 run with every
-probe, the rule that no prediction uses a number its own family measured."""
+bytes): each on a case whose answer is known by hand, and the new parameters' sources on the
+committed H100 run with every probe (test_model checks that run's predictions family by family)."""
 
-from pathlib import Path
-
-import numpy as np
 import pandas as pd
 import pytest
 
-from gmbtools.analysis import (frame, model_bounds, model_params, model_predict, model_shapes,
-                               model_streams, model_trees)
-from gmbtools.analysis.littles_law import LoadedCurve
+from test_model import H100_PROBES, params
+
+from gmbtools.analysis import (frame, model_bounds, model_params, model_shapes, model_streams,
+                               model_trees)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
-
-REPO = Path(__file__).resolve().parents[2]
-H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261127-125734/default.json.gz"
-FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
-
-
-def params(**values) -> model_params.Params:
-    base = dict(sms=100, cc=9.0, read_gbs=3000.0, write_gbs=3200.0, copy_gbs=2800.0,
-                read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=150.0,
-                load_slot_ns=200.0)
-    return model_params.Params(**{**base, **values})
 
 
 @pytest.fixture(scope="module")
 def h100():
     return frame.medians_frame([results.load(H100_PROBES)])
-
-
-def test_no_prediction_uses_a_number_its_own_family_measured(h100):
-    predicted = h100.dropna(subset=["model_gbs"])
-    assert len(predicted) > 500
-    for family, members in predicted.groupby("family"):
-        p = model_params.params_from(h100.loc[h100["family"] != family])
-        for _, row in members.iterrows():
-            gbs, _ = model_predict.predict_row(p, row)
-            assert gbs == pytest.approx(row["model_gbs"], rel=0.01), row["name"]
 
 
 def test_the_new_parameters_name_their_probes_and_fall_back_outside_the_predicted_family(h100):

@@ -1,8 +1,8 @@
 """What DRAM gives a persistent grid's streams (`Params.streams`). A persistent grid's resident
 blocks loop over the array, each warp a request per round at the grid's stride, and DRAM moves
 less for it than for a grid of one block per tile; less again when each warp's request is one
-128-B line (4-B words) than when it is several lines in a row (8- and 16-B words). On an H100
-a persistent grid's 4-B stores reach 0.90 of `ref/memset`, its 16-B stores 0.97 (docs/model.md).
+128-B line (4-B words) than when it is several lines in a row (8- and 16-B words). The H100's
+rates: docs/model.md.
 
 Each rate comes from the inflight family's persistent streams of 8 blocks of 256 threads per SM
 (one 16-B word per thread: wide; four 4-B words: narrow), else from the coalesced family's

@@ -13,8 +13,7 @@ benchmarks/reduce.cu): blocks that each write one 4-B sum, so a probe's round pe
   tree(n) = T1 + (n - 1) w, so w = (tree - T1) / (n - 1).
 
 A rung's block then spends tree(n) with n = K x tree / round of its own round: solved with the
-round (`Tree.time`). Measured on an H100 (docs/model.md): the four rungs of the quick sweep
-within 3 % of it, where the tree alone (T1) or its rate at K per SM alone missed by up to 18 %.
+round (`Tree.time`). How close it comes on an H100, and where it misses: docs/model.md.
 """
 
 import re
