@@ -19,7 +19,8 @@
 // full: every 8th K.
 // The streams check every element they read; copies, the first tile each stream wrote.
 // Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
-// The model family's chases (benchmarks/model_probes.cu) are made here: model/chase/ws:W/lanes:L.
+// The model family's chases and loaded chases (benchmarks/model_probes.cu) are made here:
+// model/chase/ws:W/lanes:L, model/loaded/load:read/sms:K.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -120,8 +121,9 @@ struct loaded_chain {
   }
 };
 
+/// latency/loaded/load:read|copy/sms:K, or model/loaded/... for the model's calibration.
 std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<loaded_chain>& shared,
-                                      bool copy, unsigned load_sms) {
+                                      bool copy, unsigned load_sms, bool calibration = false) {
   auto kernel =
       copy ? loaded_chase<load_word, kLoadIlp, true> : loaded_chase<load_word, kLoadIlp, false>;
   const std::optional<std::size_t> smem = residency_smem(kernel, kLoadBlock, 1);
@@ -139,7 +141,8 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
   constexpr unsigned kWarmSteps = 64;
 
   bench_case c;
-  c.name = bench_name("latency", "loaded", {{"load", copy ? "copy" : "read"}, {"sms", load_sms}});
+  const std::vector<name_param> params{{"load", copy ? "copy" : "read"}, {"sms", load_sms}};
+  c.name = bench_name(calibration ? "model" : "latency", "loaded", params);
   c.prepare = [=](environment& e) {
     s->prepare(e);
     if (load->bytes() == 0) {
@@ -223,6 +226,24 @@ std::vector<bench_case> chase_calibration_cases(environment& env) {
   for (std::size_t bytes : {std::size_t(32) << 10, std::size_t(2) << 20, std::size_t(1) << 30}) {
     if (bytes > budget) continue;
     for (unsigned lanes : {1u, 32u}) cases.push_back(chase_case(env, bytes, lanes, true));
+  }
+  return cases;
+}
+
+std::vector<bench_case> loaded_calibration_cases(environment& env) {
+  // Loads the quick sweep does not run (it has 0, 16, 32, 48, 64, 96 and every SM but the
+  // chase's; its copies skip 48 and 96), up to 128 SMs, past which the curve is extrapolated.
+  const unsigned sms = static_cast<unsigned>(env.device().sms);
+  auto shared = std::make_shared<loaded_chain>(loaded_set_bytes(env));
+  std::vector<bench_case> cases;
+  for (bool copy : {false, true}) {
+    const std::vector<unsigned> loads =
+        copy ? std::vector<unsigned>{8, 24, 48, 80, 112, 128}
+             : std::vector<unsigned>{8, 24, 40, 56, 80, 112, 128};
+    for (unsigned k : loads) {
+      if (k + 1 >= sms) continue;
+      if (auto c = loaded_case(env, shared, copy, k, true)) cases.push_back(std::move(*c));
+    }
   }
   return cases;
 }

@@ -13,7 +13,11 @@
 //   read whose block turns each chunk around in turn: that turnaround's time;
 // - model/reduce/f32/<rung>/loads:none/bpsm:8|1 (benchmarks/reduce.cu), the six rungs with a
 //   tree in shared memory: each rung's tree alone, no load, 8 blocks per SM (the trees share
-//   the SM as the rung's do: their rate) and 1 (a tree alone: its time).
+//   the SM as the rung's do: their rate) and 1 (a tree alone: its time);
+// - model/loaded/load:read|copy/sms:K (benchmarks/latency.cu): the loaded chase at loads of
+//   K SMs the quick sweep does not run (8, 24, 40, ... 128): the latency under load;
+// - model/stride/f32/read|write/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96, 192:
+//   strided reads and writes at steps between the quick sweep's: the DRAM's page term.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -25,7 +29,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (auto probes :
        {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases,
-        bulk_calibration_cases, reduce_calibration_cases}) {
+        bulk_calibration_cases, reduce_calibration_cases, loaded_calibration_cases,
+        stride_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

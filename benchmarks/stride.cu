@@ -6,7 +6,8 @@
 // L2 flush: at small s the span is about one L2. Also with four elements per thread
 // (.../ilp:4, all four loads in flight: the pattern's cost with latency hidden; quick: f32
 // read at s = 1 ... 32 in powers of two, 128 and 1024). Names: stride/f32/read/s:8,
-// stride/f32/read/s:8/ilp:4.
+// stride/f32/read/s:8/ilp:4. The model family's strided probes are made here:
+// model/stride/f32/read/s:12.
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -32,11 +33,16 @@ std::vector<std::size_t> strides(sweep s) {
   return list;
 }
 
-template <class T>
-void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
+/// Bytes the strided buffers of a case may take: what the GPU has free, less the reserve.
+std::size_t stride_budget() {
   std::size_t free_bytes = 0, total_bytes = 0;
   GMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::size_t budget = free_bytes > kMemoryReserve ? free_bytes - kMemoryReserve : 0;
+  return free_bytes > kMemoryReserve ? free_bytes - kMemoryReserve : 0;
+}
+
+template <class T>
+void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
+  const std::size_t budget = stride_budget();
   const std::size_t threads = kUsefulBytes / sizeof(T);
   const char* type = element_traits<T>::kName;
   const strided_map unit{1};
@@ -76,6 +82,30 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
 }
 
 }  // namespace
+
+std::vector<bench_case> stride_calibration_cases(environment& env) {
+  // f32 reads and writes at steps of 40 B to 768 B that the quick sweep does not run: the
+  // DRAM's cost of a step between the ones it runs (its powers of two).
+  const std::size_t budget = stride_budget();
+  const std::size_t threads = kUsefulBytes / sizeof(float);
+  const strided_map unit{1};
+  std::vector<bench_case> cases;
+  for (std::size_t st : {10, 12, 20, 24, 48, 96, 192}) {
+    const strided_map spread{st};
+    const std::size_t span = threads * st * sizeof(float);
+    if (span > env.array_bytes() && span > budget) continue;
+    for (bool write : {false, true}) {
+      bench_case c = mapped_case<float, cache_op::kDefault, 1>(
+          env,
+          bench_name("model", write ? "stride/f32/write" : "stride/f32/read",
+                     {{"s", static_cast<long long>(st)}}),
+          threads, write ? unit : spread, write ? spread : unit);
+      c.launches_per_iteration = 1;
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
 
 std::vector<bench_case> stride_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;

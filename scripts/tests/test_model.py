@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_launches,
-                               model_links, model_onchip, model_params, model_predict,
-                               model_shapes)
+                               model_links, model_onchip, model_pages, model_params,
+                               model_predict)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
@@ -45,12 +45,12 @@ def test_the_dram_mix_runs_a_copy_at_the_copys_rate_and_each_side_at_its_own():
         1 / 2800.0 + 0.5e-4)
 
 
-def test_the_page_term_runs_from_a_granule_to_a_page():
-    assert model_bounds.scatter(None, 1024) == 0.0
-    assert model_bounds.scatter(64, 1024) == 0.0
-    assert model_bounds.scatter(256, 1024) == pytest.approx(0.5)
-    assert model_bounds.scatter(4096, 1024) == 1.0
-    assert model_bounds.scatter(math.inf, 256) == 1.0
+def test_without_probes_the_page_term_runs_from_a_granule_to_a_page():
+    assert model_pages.share(None, "read", None) == 0.0
+    assert model_pages.share(None, "read", 64) == 0.0
+    assert model_pages.share(None, "read", 256) == pytest.approx(0.5)
+    assert model_pages.share(None, "read", 4096) == 1.0
+    assert model_pages.share(None, "write", math.inf) == 1.0
 
 
 def test_stores_of_one_word_per_thread_are_bound_by_block_starts():

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 LOADED = ("latency", "loaded")
+CALIBRATION = "model"  # the model's loaded chases at other loads: model/loaded/load:read/sms:K
 DRAIN_MIN_CASES = 8  # persistent cases of 2 to 4 warps per SM needed to fit the drain rate
 DRAIN_WARPS = (2, 4)  # warps per SM of the cases that fit it: past one warp, far below the roof
 DRAIN_BELOW_ROOF = 0.6
@@ -67,11 +68,12 @@ class LoadedCurve:
 
 
 def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
-    """The curve from one file's `latency/loaded/load:<load>/*` rows (None when it has none)."""
+    """The curve from one file's `latency/loaded/load:<load>/*` rows and the model's
+    calibration at other loads, `model/loaded/load:<load>/*` (None when it has none)."""
     if not {"latency_ns", "load_gbs", "load"} <= set(rows.columns):
         return None
-    points = rows.loc[(rows["family"] == LOADED[0]) & (rows["variant"] == LOADED[1])
-                      & (rows["load"] == load)]
+    points = rows.loc[rows["family"].isin([LOADED[0], CALIBRATION])
+                      & (rows["variant"] == LOADED[1]) & (rows["load"] == load)]
     points = points.dropna(subset=["latency_ns", "load_gbs"]).sort_values("load_gbs")
     if points.empty:
         return None

@@ -4,7 +4,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 `model_bound` names it (docs/model.md).
 
 - `dram`: DRAM moves the kernel's DRAM bytes (the traffic model's `model_dram_bytes`) at the
-  rate of its mix of reads and writes (`Params.dram_ns_per_byte`).
+  rate of its mix of reads and writes (`Params.dram_ns_per_byte`), strided or scattered
+  accesses paying their share of the page term (`model_pages`).
 - `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
   loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
@@ -34,17 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gmbtools.analysis import model_trees
+from gmbtools.analysis import model_pages, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, solve
 from gmbtools.analysis.model_params import Params
 
 SECTOR = 32
 NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
-GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
-# Where accesses stop sharing DRAM pages: loads are streaming up to one per 64-B granule and
-# one per page from 1 KiB apart (an HBM pseudo-channel's page); a store of part of a sector is
-# a read-modify-write, and one per page already 256 B apart (docs/model.md: the page term).
-READ_PAGE, WRITE_PAGE = 1024, 256
 
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
 L2_STORES = "SM to L2"  # lone stores, a line each
@@ -131,8 +127,8 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     left out)."""
     out: dict[str, float] = {}
     reads, writes = s.dram_split
-    ns_per_byte = p.dram_ns_per_byte(reads, writes, scatter(s.read_step, READ_PAGE),
-                                     scatter(s.write_step, WRITE_PAGE),
+    ns_per_byte = p.dram_ns_per_byte(reads, writes, model_pages.share(p.pages, "read", s.read_step),
+                                     model_pages.share(p.pages, "write", s.write_step),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
@@ -186,15 +182,6 @@ def _mixed_curve(p: Params, s: Shape) -> LoadedCurve | None:
     gbs = np.append(gbs[gbs < most], most)  # up to what DRAM gives the mix
     ns = [(1 - share) * p.read_curve.latency(g) + share * p.copy_curve.latency(g) for g in gbs]
     return LoadedCurve(gbs, np.array(ns))
-
-
-def scatter(step: float | None, page: float) -> float:
-    """0 for streaming accesses, 1 for one per page, log-linear between a granule and a page."""
-    if step is None or step <= GRANULE:
-        return 0.0
-    if not math.isfinite(step) or step >= page:
-        return 1.0
-    return math.log2(step / GRANULE) / math.log2(page / GRANULE)
 
 
 def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[float, float]:

@@ -1,9 +1,13 @@
-"""The chases' prediction (`latency/chase/*`, `tlb/chase/*`, the idle `latency/loaded/*`): each step waits one round trip to
-the level that holds the working set, timed as the chase kernel runs (kernels/latency.cuh):
-a launch walks `STEPS` timed steps after walking a set of at most `STEPS` lines once untimed
-(each line comes from the L2 for the first lane that reaches it, from the L1 for the others),
-plus the launch's own time. Every number comes from the calibration chases of the `model/`
-family, one working set per level (`probes_from`), none from the families predicted.
+"""The chases' prediction (`latency/chase/*`, `tlb/chase/*`, `latency/loaded/*`): each step
+waits one round trip to the level that holds the working set, timed as the chase kernel runs
+(kernels/latency.cuh): a launch walks `STEPS` timed steps after walking a set of at most
+`STEPS` lines once untimed (each line comes from the L2 for the first lane that reaches it,
+from the L1 for the others), plus the launch's own time. Under a load of K streaming SMs
+(`latency/loaded/load:L/sms:K`), a launch's time is linear in K between the calibration's
+loaded chases at the loads around K, and past the last two, on their line: once DRAM is
+saturated, every further SM's bytes in flight wait in its queues (Little's law). Every number
+comes from the calibration chases of the `model/` family, one working set per level and the
+loaded chase at other loads (`probes_from`), none from the families predicted.
 """
 
 import math
@@ -25,6 +29,7 @@ class ChaseProbes:
     ns: dict = field(default_factory=dict)
     launch_ns: dict = field(default_factory=dict)
     names: dict = field(default_factory=dict)  # (level, lanes) -> the probe's name
+    loaded: dict = field(default_factory=dict)  # load -> [(streaming SMs, ns per launch)]
 
 
 def level_of(ws: float, l1_bytes: float | None, l2_bytes: float | None) -> str | None:
@@ -56,6 +61,14 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> ChaseProbes | None:
         if level == "dram":
             per_launch = int(lanes) * STEPS * ADDRESS_BYTES / float(gbs)
             probes.launch_ns[int(lanes)] = max(0.0, per_launch - STEPS * float(ns))
+    loaded = rows.loc[(rows["family"] == CALIBRATION) & (rows["variant"] == "loaded")]
+    for _, row in loaded.dropna(subset=["gbs"]).iterrows():
+        sms = pd.to_numeric(row.get("sms"), errors="coerce")
+        if pd.notna(sms) and row["gbs"] > 0:
+            probes.loaded.setdefault(str(row.get("load")), []).append(
+                (float(sms), STEPS * ADDRESS_BYTES / float(row["gbs"])))
+    for points in probes.loaded.values():
+        points.sort()
     return probes if probes.ns else None
 
 
@@ -63,9 +76,11 @@ def predict(probes: ChaseProbes | None, row, l1_bytes, l2_bytes) -> float | None
     """GB/s of one chase row, or None where the run has no probe for it."""
     if probes is None:
         return None
-    if row["variant"] == "loaded":  # idle: the DRAM chase alone (under load: the curve itself)
-        idle = pd.to_numeric(row.get("sms"), errors="coerce") == 0
-        return _rate(probes, 1, "dram", warm_lines=0) if idle else None
+    if row["variant"] == "loaded":  # idle: the DRAM chase alone; loaded: the loaded probes
+        sms = pd.to_numeric(row.get("sms"), errors="coerce")
+        if sms == 0:
+            return _rate(probes, 1, "dram", warm_lines=0)
+        return None if pd.isna(sms) else _loaded_rate(probes, str(row.get("load")), float(sms))
     if row["variant"] != "chase":
         return None
     if row["family"] == "tlb":  # one lane, loads past the L1 to lines the L2 holds
@@ -93,6 +108,18 @@ def _rate(probes: ChaseProbes, lanes: int, level: str | None, warm_lines: float)
         warm = first * l2 + (warm_lines - first) * l1
     ns = over + warm + STEPS * step
     return lanes * STEPS * ADDRESS_BYTES / ns if ns > 0 and math.isfinite(ns) else None
+
+
+def _loaded_rate(probes: ChaseProbes, load: str, sms: float) -> float | None:
+    """GB/s of the loaded chase under `sms` streaming SMs: its launch's time linear in the
+    streaming SMs between the two probes around `sms` (the nearest two past either end)."""
+    points = probes.loaded.get(load, [])
+    if len(points) < 2:
+        return None
+    right = next((i for i, (k, _) in enumerate(points) if k >= sms), len(points) - 1)
+    (k0, ns0), (k1, ns1) = points[max(right, 1) - 1], points[max(right, 1)]
+    ns = ns0 + (ns1 - ns0) * (sms - k0) / (k1 - k0)
+    return STEPS * ADDRESS_BYTES / ns if ns > 0 else None
 
 
 def sm_clock_ghz(rows: pd.DataFrame, sources: tuple[str, ...]) -> tuple[str, float] | None:

@@ -4,10 +4,10 @@ number measured by the benchmark it predicts (docs/model.md):
 
 | parameter | what | from |
 |---|---|---|
-| `read_gbs` | what DRAM delivers to streaming reads | `latency/loaded/load:read/*`: the most its streaming SMs moved |
+| `read_gbs` | what DRAM delivers to streaming reads | the read curve's: the most its streaming SMs moved |
 | `write_gbs` | ... to streaming writes | `ref/memset` |
 | `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
-| `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` |
+| `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` and the calibration's `model/loaded/load:read|copy/*` at other loads |
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`load_slot_ns`) |
 | `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
@@ -15,6 +15,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
+| `pages` | the share of that time a step pays (`model_pages`) | `model/stride/f32/{read,write}/s:*`: strided f32 reads, writes at steps of 40 B to 768 B |
 | `streams` | what DRAM delivers to a persistent grid's streams of reads, writes, copies; of one line per request and of more (`model_streams`) | `inflight/{read,write,copy}/{w:16/ilp:1,w:4/ilp:4}/block:256/bpsm:8/grid:persistent` (`{read,write,copy}/{f32x4/ilp:1,f32/ilp:4}/grid:persistent`) |
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
@@ -33,7 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gmbtools.analysis import model_bulk, model_chases, model_onchip, model_streams, model_trees
+from gmbtools.analysis import (model_bulk, model_chases, model_onchip, model_pages, model_streams,
+                               model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -43,7 +45,6 @@ THREADS_PER_SM = {7.5: 1024, 8.0: 2048, 8.6: 1536, 8.7: 2048, 8.9: 1536, 9.0: 20
 MODEL_BLOCK = 256  # the block size of every streaming family (kernels/*.cuh: k...Block)
 
 SOURCES = {
-    "read_gbs": "latency/loaded/load:read",
     "read_curve": "latency/loaded/load:read",
     "copy_curve": "latency/loaded/load:copy",
     "write_gbs": "ref/memset",
@@ -55,8 +56,6 @@ SOURCES = {
     "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
     "load_slot_ns": ("read/f32/ilp:1/grid:full",),
     "l2_gbs": "cache/read/ws:",
-    "scatter_read": ("gather/random", "stride/f32/read/s:1024"),
-    "scatter_write": ("scatter/random", "stride/f32/write/s:1024"),
     "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
                  "read/f32/ilp:1/grid:persistent"),
     "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
@@ -87,6 +86,7 @@ class Params:
     l2_gbs: float | None = None
     scatter_read: float | None = None  # extra ns per DRAM byte of loads one per DRAM page
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
+    pages: dict | None = None  # the share of those a step pays, by side (model_pages)
     streams: model_streams.StreamRates | None = None  # a persistent grid's, by width
     host_read_gbs: float | None = None  # the copy engine over the host link, to the GPU
     host_write_gbs: float | None = None  # ... from it
@@ -159,10 +159,12 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
 
     for load, key in (("read", "read_curve"), ("copy", "copy_curve")):
         curve = loaded_curve(ok, load) if "load" in ok.columns else None
+        # the latency family's loads and the calibration's, or the calibration's alone
+        source = SOURCES[key] if (ok["family"] == "latency").any() else f"model/loaded/load:{load}"
         if curve is not None and len(curve.gbs) > 1:
-            take(key, curve, SOURCES[key] + "/*")
+            take(key, curve, source + "/*")
     if p.read_curve is not None:
-        take("read_gbs", p.read_curve.most_gbs, SOURCES["read_gbs"] + "/*")
+        take("read_gbs", p.read_curve.most_gbs, p.sources["read_curve"])
     take("write_gbs", value(SOURCES["write_gbs"]), SOURCES["write_gbs"])
     for key in ("copy_gbs", "host_read_gbs", "host_write_gbs", "peer_ce_gbs"):
         take(key, value(SOURCES[key]), SOURCES[key])
@@ -180,7 +182,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         p.streams = streams
         p.sources.update({f"streams/{op}/{width}": name
                           for (op, width), name in streams.names.items()})
-    _scatter_terms(p, ok, take)
+    model_pages.scatter_terms(p, ok, take)
+    take("pages", model_pages.curves_from(p, ok), model_pages.PROBES.format("*") + "*")
     _round_term(p, value, take)
     take("chases", model_chases.probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
     take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
@@ -202,29 +205,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
     return p
-
-
-def _scatter_terms(p: Params, rows: pd.DataFrame, take) -> None:
-    """The page term's two parameters: the extra DRAM time per byte of loads (stores) that
-    each open a page of their own, from a copy whose loads (stores) are scattered and whose
-    other side streams: its measured time less what the streaming rates give its bytes."""
-    for key, side in (("scatter_read", 0), ("scatter_write", 1)):
-        for name in SOURCES[key]:
-            row = rows.loc[rows["name"] == name]
-            if row.empty:
-                continue
-            row = row.iloc[0]
-            dram, eff = row.get("model_dram_bytes"), row.get("model_efficiency")
-            if not (finite(dram, eff, row["gbs"]) and p.read_gbs and p.write_gbs):
-                continue
-            logical = dram * eff
-            streaming_side = min(logical / 2, dram)
-            scattered = dram - streaming_side
-            reads, writes = (scattered, streaming_side) if side == 0 else (streaming_side, scattered)
-            base = p.dram_ns_per_byte(reads, writes) * dram
-            measured = logical / row["gbs"]
-            take(key, max(0.0, (measured - base) / scattered), name)
-            break
 
 
 def _round_term(p: Params, value, take) -> None:

@@ -1,0 +1,109 @@
+"""The DRAM page term of the prediction model: what scattered loads and stores cost beyond
+streaming (docs/model.md, the page term).
+
+- One access per DRAM page: the extra DRAM time per byte of loads (`Params.scatter_read`) and
+  of stores (`scatter_write`), each from a copy whose one side is scattered and whose other
+  side streams (`gather/random`, `scatter/random`): its measured time less what the streaming
+  rates give its bytes, over its scattered bytes (`scatter_terms`).
+- A step between streaming and a page each pays a share of that cost (`share`). The share is
+  measured by the calibration's strided probes (`model/stride/f32/read|write/s:S`, steps of
+  40 B to 768 B that the quick sweep does not run): each probe's extra time per scattered byte
+  over the page's (`curves_from`). Between the probes the share is linear in log2(step); it is
+  0 up to 32 B (two accesses or more share a 64-B granule: DRAM streams) and 1 from 4 KiB.
+  Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
+  stores).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
+# Without the probes: loads stream up to one per granule and take a page each from 1 KiB apart
+# (an HBM pseudo-channel's page); a store of part of a sector is a read-modify-write, a page
+# each already 256 B apart.
+PAGE = {"read": 1024, "write": 256}
+SOURCES = {"read": ("gather/random", "stride/f32/read/s:1024"),
+           "write": ("scatter/random", "stride/f32/write/s:1024")}
+PROBES = "model/stride/f32/{}/s:"  # the calibration's strided reads and writes
+STREAMING, PAGE_EACH = 32, 4096  # bytes apart: the share is 0 up to the first, 1 from the second
+
+
+@dataclass(frozen=True)
+class PageCurve:
+    """The share of the page cost against the step (bytes), from the probes."""
+
+    steps: np.ndarray
+    shares: np.ndarray
+
+    def share(self, step: float) -> float:
+        x = np.log2(np.concatenate(([STREAMING], self.steps, [PAGE_EACH])))
+        y = np.concatenate(([0.0], self.shares, [1.0]))
+        return float(np.interp(math.log2(step), x, y))
+
+
+def share(curves: dict | None, side: str, step: float | None) -> float:
+    """0 for streaming accesses (`step` None), 1 for one per page, the measured curve (or
+    the log-linear guess) between."""
+    if step is None:
+        return 0.0
+    if not math.isfinite(step):
+        return 1.0
+    curve = (curves or {}).get(side)
+    if curve is not None:
+        return curve.share(step)
+    if step <= GRANULE:
+        return 0.0
+    return min(1.0, math.log2(step / GRANULE) / math.log2(PAGE[side] / GRANULE))
+
+
+def extra_per_scattered_byte(p, row, side: str) -> float | None:
+    """A copy's DRAM time beyond what the streaming rates give its bytes, per byte of its
+    scattered side (`side`: its loads, "read", or its stores, "write"), in ns; None without
+    the traffic model's counters or the rates."""
+    dram, eff, gbs = row.get("model_dram_bytes"), row.get("model_efficiency"), row.get("gbs")
+    if not (_positive(dram, eff, gbs) and p.read_gbs and p.write_gbs):
+        return None
+    logical = dram * eff
+    streaming_side = min(logical / 2, dram)
+    scattered = dram - streaming_side
+    if scattered <= 0:
+        return None
+    reads, writes = (scattered, streaming_side) if side == "read" else (streaming_side, scattered)
+    base = p.dram_ns_per_byte(reads, writes) * dram
+    return (logical / gbs - base) / scattered
+
+
+def scatter_terms(p, rows: pd.DataFrame, take) -> None:
+    """`scatter_read` and `scatter_write`: the first source of each the run has."""
+    for side in ("read", "write"):
+        for name in SOURCES[side]:
+            row = rows.loc[rows["name"] == name]
+            extra = None if row.empty else extra_per_scattered_byte(p, row.iloc[0], side)
+            if extra is not None:
+                take(f"scatter_{side}", max(0.0, extra), name)
+                break
+
+
+def curves_from(p, rows: pd.DataFrame) -> dict | None:
+    """The measured share curves, by side (None without probes or the page costs)."""
+    curves = {}
+    for side, cost in (("read", p.scatter_read), ("write", p.scatter_write)):
+        probes = rows.loc[rows["name"].str.startswith(PROBES.format(side))]
+        points = []
+        for _, row in probes.iterrows():
+            step = 4.0 * float(row["name"].rsplit(":", 1)[1])
+            extra = extra_per_scattered_byte(p, row, side)
+            if extra is not None and cost and STREAMING < step < PAGE_EACH:
+                points.append((step, extra / cost))
+        if points:
+            points.sort()
+            curves[side] = PageCurve(np.array([s for s, _ in points]),
+                                     np.array([f for _, f in points]))
+    return curves or None
+
+
+def _positive(*values) -> bool:
+    return all(v is not None and pd.notna(v) and np.isfinite(v) and v > 0 for v in values)
