@@ -142,7 +142,8 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
 
   bench_case c;
   const std::vector<name_param> params{{"load", copy ? "copy" : "read"}, {"sms", load_sms}};
-  c.name = bench_name(calibration ? "model" : "latency", "loaded", params);
+  c.name =
+      calibration ? bench_name("model", "loaded", params) : bench_name("latency", "loaded", params);
   c.prepare = [=](environment& e) {
     s->prepare(e);
     if (load->bytes() == 0) {
@@ -237,9 +238,8 @@ std::vector<bench_case> loaded_calibration_cases(environment& env) {
   auto shared = std::make_shared<loaded_chain>(loaded_set_bytes(env));
   std::vector<bench_case> cases;
   for (bool copy : {false, true}) {
-    const std::vector<unsigned> loads =
-        copy ? std::vector<unsigned>{8, 24, 48, 80, 112, 128}
-             : std::vector<unsigned>{8, 24, 40, 56, 80, 112, 128};
+    const std::vector<unsigned> loads = copy ? std::vector<unsigned>{8, 24, 48, 80, 112, 128}
+                                             : std::vector<unsigned>{8, 24, 40, 56, 80, 112, 128};
     for (unsigned k : loads) {
       if (k + 1 >= sms) continue;
       if (auto c = loaded_case(env, shared, copy, k, true)) cases.push_back(std::move(*c));

@@ -27,10 +27,9 @@ namespace gmb {
 
 std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
-  for (auto probes :
-       {chase_calibration_cases, working_set_calibration_cases, constant_calibration_cases,
-        bulk_calibration_cases, reduce_calibration_cases, loaded_calibration_cases,
-        stride_calibration_cases}) {
+  for (auto probes : {chase_calibration_cases, working_set_calibration_cases,
+                      constant_calibration_cases, bulk_calibration_cases, reduce_calibration_cases,
+                      loaded_calibration_cases, stride_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

@@ -1,15 +1,16 @@
 """The model's terms from the newer probes (persistent streams by request width, the reduce
 rungs' trees, the L1's lines per cycle, the staged AoS's rounds, a padded structure's counted
-bytes): each on a case whose answer is known by hand, and the new parameters' sources on the
+bytes, the loaded chase at other loads, the page term's share by step): each on a case whose answer is known by hand, and the new parameters' sources on the
 committed H100 run with every probe (test_model checks that run's predictions family by family)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from test_model import H100_PROBES, params
 
-from gmbtools.analysis import (frame, model_bounds, model_params, model_shapes, model_streams,
-                               model_trees)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_pages, model_params,
+                               model_shapes, model_streams, model_trees)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
 
@@ -81,3 +82,43 @@ def test_the_staged_aos_loads_one_word_a_round_and_counts_its_fields():
                         "model_dram_bytes": 20.0, "model_efficiency": 1.0,
                         "model_ld_sectors_per_req": 16.0, "flavor": "default"})
     assert model_shapes.shape_of(padded).counted == pytest.approx(16.0 / 20.0)
+
+
+def test_the_loaded_chase_is_linear_in_the_streaming_sms_between_and_past_the_probes():
+    probes = model_chases.ChaseProbes()
+    probes.loaded["read"] = [(8, 800.0), (24, 1000.0), (40, 1400.0)]
+    steps = model_chases.STEPS * model_chases.ADDRESS_BYTES
+    assert model_chases._loaded_rate(probes, "read", 16) == pytest.approx(steps / 900.0)
+    assert model_chases._loaded_rate(probes, "read", 48) == pytest.approx(steps / 1600.0)
+    assert model_chases._loaded_rate(probes, "copy", 16) is None  # no probe of copies
+
+
+def test_the_latency_family_is_predicted_from_the_calibrations_loads_alone(h100):
+    whole = model_params.params_from(h100)
+    assert whole.sources["read_curve"] == "latency/loaded/load:read/*"
+    without = model_params.params_from(h100, without="latency")
+    assert without.sources["read_curve"] == "model/loaded/load:read/*"
+    assert without.sources["copy_curve"] == "model/loaded/load:copy/*"
+    assert len(without.chases.loaded["read"]) == 7 and len(without.chases.loaded["copy"]) == 6
+
+
+def test_the_page_share_is_measured_between_the_probes_and_fixed_at_the_ends():
+    curve = model_pages.PageCurve(np.array([64.0, 256.0]), np.array([0.2, 0.6]))
+    curves = {"read": curve}
+    assert model_pages.share(curves, "read", 16) == 0.0  # accesses sharing a granule stream
+    assert model_pages.share(curves, "read", 128) == pytest.approx(0.4)  # log2 halfway
+    assert model_pages.share(curves, "read", 4096) == 1.0
+    assert model_pages.share(curves, "read", float("inf")) == 1.0
+    assert model_pages.share(curves, "read", None) == 0.0
+    # stores without probes: log-linear from a 64-B granule to a 256-B page
+    assert model_pages.share(curves, "write", 128) == pytest.approx(0.5)
+
+
+def test_the_page_shares_come_from_the_strided_probes(h100):
+    p = model_params.params_from(h100, without="stride")
+    assert p.sources["pages"] == "model/stride/f32/*/s:*"
+    assert p.sources["scatter_read"] == "gather/random"
+    for side in ("read", "write"):
+        curve = p.pages[side]
+        assert list(curve.steps) == [40, 48, 80, 96, 192, 384, 768]
+        assert -0.1 < curve.shares[0] < 0.1 and 0.9 < curve.shares[-1] < 1.1
