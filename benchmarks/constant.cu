@@ -91,12 +91,14 @@ constexpr std::uint32_t kDistinct[] = {1, 2, 4, 8, 16, 32};
 
 std::vector<bench_case> constant_calibration_cases(environment& env) {
   // A table of no sweep's size (512 B: within the first level like the curve's 1 KiB), one
-  // and 32 distinct words: the serialization's fixed and per-word costs.
+  // and 32 distinct words: the serialization's fixed and per-word costs; and the same loop's
+  // loads through the L1 (path:global), one line per warp load.
   std::vector<bench_case> cases;
   if (four_waves_of_threads(env, kConstantBlock) == 0) return cases;
   for (std::uint32_t d : {1u, 32u}) {
     cases.push_back(constant_case<constant_path::kConstant>(env, d, kCurveWs / 2, true));
   }
+  cases.push_back(constant_case<constant_path::kGlobal>(env, 1, kCurveWs / 2, true));
   return cases;
 }
 

@@ -86,10 +86,12 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1,
 }  // namespace
 
 std::vector<bench_case> working_set_calibration_cases(environment& env) {
-  // Sets of no sweep's size: 40 KiB (read from the L1) and 10 MiB (from the L2, where it holds
-  // twice that), each where the input array holds it.
+  // Sets of no sweep's size: 40 KiB (read from the L1) and 1.25, 10 and 20 MiB (from the L2,
+  // where it holds twice the set: its rate changes with the set), each where the input array
+  // holds it.
   std::vector<bench_case> cases;
-  for (std::size_t set : {std::size_t(40) << 10, std::size_t(10) * kMiB}) {
+  for (std::size_t set : {std::size_t(40) << 10, std::size_t(5) * kMiB / 4, std::size_t(10) * kMiB,
+                          std::size_t(20) * kMiB}) {
     const bool l2_probe = set > kMiB;
     if (set > env.array_bytes() || (l2_probe && 2 * set > env.device().l2_bytes)) continue;
     cases.push_back(working_set_case(env, set, l1_carveout::kUnset, true));

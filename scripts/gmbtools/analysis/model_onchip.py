@@ -2,19 +2,26 @@
 its first level) predicted from the calibration probes of the `model/` family (`probes_from`):
 
 - a hot read runs at the rate of the level that holds its set (`model_chases.level_of`): the
-  L1's and the L2's from hot reads of 40 KiB and 10 MiB (`model/read/ws:*`), past the L2 the
-  rate DRAM gives a persistent grid's stream (its blocks are all resident at once); a set the
-  L2 holds is still partly in the L1: a share L1 size / set size of its reads hit there; with the smallest L1 carve-out (`l1:small`) the L1 holds what the unified memory
-  leaves after the most shared memory the architecture allows;
+  L1's from a hot read of 40 KiB, the L2's from hot reads of 1.25, 10 and 20 MiB
+  (`model/read/ws:*`): the L2's rate to the SMs falls as the set grows (its two partitions),
+  so a set between two probes reads at a rate linear in log2(set) between theirs, and at the
+  nearest probe's outside them; past the L2 the rate DRAM gives a persistent grid's stream
+  (its blocks are all resident at once). A set the L2 holds is still partly in the L1: a
+  share L1 size / set size of its reads hit there (the probes' own share taken out of their
+  rates first); with the smallest L1 carve-out (`l1:small`) the L1 holds what the unified
+  memory leaves after the most shared memory the architecture allows;
 - a warp's load from the constant cache is serialized by the distinct words it touches: its
   time is a fixed part plus one per distinct word, both from the probes of 1 and 32 words
   (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count;
   the same loop's hot loads through the L1 (`path:global`, `path:ldg`) take one pass per warp
-  load of a line: the fixed part.
+  load of a line: the calibration's loop through the L1 (`model/constant/distinct:1/ws:512/
+  path:global`), else the fixed part.
 """
 
+import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from gmbtools.analysis.model_chases import CALIBRATION, level_of
@@ -23,6 +30,7 @@ from gmbtools.analysis.model_chases import CALIBRATION, level_of
 # smallest carve-out is the rest of the unified memory.
 MAX_SHARED_PER_SM = {7.5: 64, 8.0: 164, 8.6: 100, 8.7: 164, 8.9: 100, 9.0: 228, 10.0: 228,
                      10.3: 228, 12.0: 100}  # KiB
+L2_RATE_SET = 10 * 2**20  # the L2 bound's hot read: a set within half the L2 (model_bounds)
 CONSTANT_WS = 1024  # the constant family's curve: tables of 1 KiB (benchmarks/constant.cu)
 
 
@@ -30,8 +38,9 @@ CONSTANT_WS = 1024  # the constant family's curve: tables of 1 KiB (benchmarks/c
 class OnChipProbes:
     """Hot read rates by level (GB/s) and the constant cache's GB/s at 1 and 32 words."""
 
-    read_gbs: dict = field(default_factory=dict)  # "l1", "l2" -> GB/s
-    constant_gbs: dict = field(default_factory=dict)  # distinct words -> GB/s
+    read_gbs: dict = field(default_factory=dict)  # "l1", "l2" (the set nearest 10 MiB) -> GB/s
+    l2_sets: dict = field(default_factory=dict)  # set bytes -> GB/s of each L2 probe
+    constant_gbs: dict = field(default_factory=dict)  # distinct words (or "global") -> GB/s
     names: dict = field(default_factory=dict)
 
 
@@ -40,14 +49,23 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
     model = rows.loc[(rows["family"] == CALIBRATION) & rows["gbs"].notna()]
     for _, row in model.iterrows():
         if row["variant"] == "read" and "ws" in row.index:
-            level = level_of(float(pd.to_numeric(row["ws"])), l1_bytes, l2_bytes)
-            if level in ("l1", "l2"):
+            ws = float(pd.to_numeric(row["ws"]))
+            level = level_of(ws, l1_bytes, l2_bytes)
+            if level == "l2":
+                probes.l2_sets[ws] = float(row["gbs"])
+            elif level == "l1":
                 probes.read_gbs[level] = float(row["gbs"])
                 probes.names[level] = str(row["name"])
         elif row["variant"] == "constant" and "distinct" in row.index:
-            distinct = int(pd.to_numeric(row["distinct"]))
-            probes.constant_gbs[distinct] = float(row["gbs"])
-            probes.names[f"constant/{distinct}"] = str(row["name"])
+            # the constant cache's by distinct words; the same loop's through the L1: "global"
+            through_l1 = str(row.get("path")) == "global"
+            key = "global" if through_l1 else int(pd.to_numeric(row["distinct"]))
+            probes.constant_gbs[key] = float(row["gbs"])
+            probes.names[f"constant/{key}"] = str(row["name"])
+    if probes.l2_sets:  # the L2's rate for the L2 bound: the set nearest 10 MiB
+        ws = min(probes.l2_sets, key=lambda w: abs(math.log2(w / L2_RATE_SET)))
+        probes.read_gbs["l2"] = probes.l2_sets[ws]
+        probes.names["l2"] = f"model/read/ws:{int(ws)}"
     return probes if probes.read_gbs or probes.constant_gbs else None
 
 
@@ -72,9 +90,23 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     rate = probes.read_gbs.get(level)
     upper = probes.read_gbs.get("l1")
     if level == "l2" and rate and upper and l1:  # the L1 still holds l1 / ws of the set
+        rate = _l2_rate(probes, float(ws), upper, l1_bytes) or rate
         held = l1 / float(ws)
         return 1 / (held / upper + (1 - held) / rate)
     return rate
+
+
+def _l2_rate(probes: OnChipProbes, ws: float, upper: float, l1_bytes) -> float | None:
+    """The L2's own rate to the SMs for a set of `ws` bytes: each probe's with the share its
+    L1 held taken out (it ran with the default carve-out), linear in log2(set) between them."""
+    if not l1_bytes or not probes.l2_sets:
+        return None
+    sets = sorted(probes.l2_sets)
+    rates = []
+    for w in sets:
+        held = min(1.0, l1_bytes / w)
+        rates.append((1 - held) / (1 / probes.l2_sets[w] - held / upper))
+    return float(np.interp(math.log2(ws), np.log2(sets), rates))
 
 
 def constant_load(probes: OnChipProbes | None, row) -> float | None:
@@ -89,8 +121,8 @@ def constant_load(probes: OnChipProbes | None, row) -> float | None:
     one, most = probes.constant_gbs.get(1), probes.constant_gbs.get(32)
     if ws != CONSTANT_WS or pd.isna(distinct) or not (one and most):
         return None
-    if str(row.get("path")) in ("global", "ldg"):
-        return one
+    if str(row.get("path")) in ("global", "ldg"):  # the L1 probe's, else the fixed part
+        return probes.constant_gbs.get("global", one)
     if str(row.get("path")) != "constant":
         return None
     per_word = (1 / most - 1 / one) / 31  # ns per byte, per further distinct word

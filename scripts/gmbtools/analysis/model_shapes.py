@@ -19,6 +19,7 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
 
 
 TILED_RUNGS = ("copy", "tile_rows8", "tile_tma", "best")
+TEXTURE_WIDTH = 4096  # the texture family's matrix, in f32 elements (kernels/texture.cuh)
 STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
@@ -63,6 +64,8 @@ def shape_of(row) -> Shape | None:
         return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram * efficiency,
                      efficiency=1.0, ld_sectors_per_req=sectors, store_bytes_per_thread=4.0,
                      lone_loads=True, l1_reuse=row.get("flavor") != "cg")
+    if family == "texture":
+        return _texture(row, dram, efficiency, sectors)
     if family == "transpose" and row.get("op") in ("tile", "tile_padded"):
         return None  # 1,024-thread blocks through shared memory: bank conflicts, not modelled
     if family in COPY_FAMILIES:
@@ -190,6 +193,28 @@ def _steps(row, word: float) -> tuple[float | None, float | None]:
         if row.get("op") == "naive_cols":
             return step, None
     return None, None
+
+
+def _texture(row, dram: float, efficiency: float, sectors) -> Shape | None:
+    """The texture family's plain loads (`path:global`) of a 4096-wide f32 matrix
+    (kernels/texture.cuh), one word stored per thread: by columns, lanes a row (16 KiB) apart,
+    the warps of a 32 x 8 block reading the neighbouring columns of the same lines, those of a
+    256 x 1 block going down one column (each lane alone in its line); or a 5-point stencil in
+    row order, its neighbours' loads served by the L1 as `reuse/stencil`'s. The texture and
+    surface paths are not modelled."""
+    if row.get("path") != "global" or not str(row["variant"]).startswith("read/"):
+        return None
+    walk = str(row["variant"]).split("/", 1)[1]
+    if walk == "cols":
+        return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=sectors,
+                     read_step=TEXTURE_WIDTH * 4.0, lone_loads=row.get("block") == "256x1",
+                     lines_per_request=32.0)
+    if walk == "stencil":
+        return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=sectors,
+                     store_bytes_per_thread=4.0, lines_per_request=1.0)
+    return None
 
 
 def _word(row) -> float:
