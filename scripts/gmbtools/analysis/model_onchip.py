@@ -9,7 +9,9 @@ its first level) predicted from the calibration probes of the `model/` family (`
   (its blocks are all resident at once). A set the L2 holds is still partly in the L1: a
   share L1 size / set size of its reads hit there (the probes' own share taken out of their
   rates first); with the smallest L1 carve-out (`l1:small`) the L1 holds what the unified
-  memory leaves after the most shared memory the architecture allows;
+  memory leaves after the most shared memory the architecture allows, and the L2 answers
+  sets of any size at the 10-MiB probe's rate (measured: at 512 KiB the small carve-out reads
+  at about 10 MiB's rate, the default carve-out half again faster: docs/model.md);
 - a warp's load from the constant cache is serialized by the distinct words it touches: its
   time is a fixed part plus one per distinct word, both from the probes of 1 and 32 words
   (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count;
@@ -90,7 +92,8 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     rate = probes.read_gbs.get(level)
     upper = probes.read_gbs.get("l1")
     if level == "l2" and rate and upper and l1:  # the L1 still holds l1 / ws of the set
-        rate = _l2_rate(probes, float(ws), upper, l1_bytes) or rate
+        if not small:  # the smallest carve-out's reads of small sets run at a large set's rate
+            rate = _l2_rate(probes, float(ws), upper, l1_bytes) or rate
         held = l1 / float(ws)
         return 1 / (held / upper + (1 - held) / rate)
     return rate
