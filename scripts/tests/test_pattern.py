@@ -270,8 +270,12 @@ def test_filter_picks_the_references_and_built_ins():
                 "cache/read/ws:33554432"}
     loaded = {n for n in NAMES if n.startswith("latency/loaded/")}  # read and copy: all
     assert len(loaded) == 12
-    refs = l2_reads | loaded | {"ref/memcpy_d2d", "ref/memset",
-                                "latency/chase/ws:2147483648/lanes:1"}
+    # the prediction model's parameters: the calibration's chases, hot reads and strides, ...
+    model = selected("^(" + "|".join(pattern_explain.MODEL_SOURCES) + ")")
+    assert {"model/chase/ws:1073741824/lanes:32", "inflight/blocks/block:256/bpsm:8",
+            "write/f32/ilp:1/grid:full", "gather/random", "scatter/random"} <= model
+    refs = l2_reads | loaded | model | {"ref/memcpy_d2d", "ref/memset",
+                                        "latency/chase/ws:2147483648/lanes:1"}
     assert selected(pattern.benchmark_filter(None, None, True)) == refs | {
         "read/f32/ilp:1/grid:full"}  # a read: only the coalesced read does what it does
     assert selected(pattern.benchmark_filter("gather", None, True)) == refs | {
@@ -284,7 +288,7 @@ def test_filter_picks_the_references_and_built_ins():
         "write/f32x4/ilp:1/grid:full"}
     assert "copy/f64/ilp:1/grid:full" in selected(pattern.benchmark_filter("gather", "f64", True))
     assert not any(n.startswith(("read/", "copy/", "write/"))
-                   for n in selected(pattern.benchmark_filter("read", "s12", True)))
+                   for n in selected(pattern.benchmark_filter("read", "s12", True)) - model)
     assert selected(pattern.benchmark_filter(None, None, False)) == refs
     assert re.search(pattern.benchmark_filter(None, None, False),
                      "pattern/(i%32)*32+i÷32/read/f32/k:1/block:256")

@@ -21,6 +21,12 @@ The prediction is the lower of two bounds:
   working set in the run that fits half the L2 (`cache/read/ws:S`, the `gpu_l2_bytes` of the
   context), times 2 for copy, gather and scatter (their GB/s count each byte twice).
 
+Where the run has the prediction model's parameters (`gmb pattern` runs their sources beside
+the patterns: the calibration's chases, hot reads and strides, the block starts, the scattered
+copies, `model_params.SOURCES`), the prediction is the model's instead, as for every built-in
+benchmark (docs/model.md): the lowest of `model_bounds.bounds` for the kernel's shape
+(`model_shapes.pattern_shape`), its bound named by the model.
+
 The class comes from the shape counters the binary measures on the index table (lane step,
 distinct elements per warp instruction, 128-B alignment of the runs) and the model's sectors
 per request; docs/design.md has the model.
@@ -34,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gmbtools.analysis import littles_law
+from gmbtools.analysis import frame, littles_law, model_bounds, model_params, model_shapes
 from gmbtools.analysis.pattern_class import SECTOR_BYTES, classify, pattern_sectors, suggestion
 from gmbtools.data import results
 from gmbtools.data.naming import element_bytes, split_name
@@ -46,6 +52,12 @@ CHASE = "latency/chase/ws:2147483648/lanes:1"
 LOADED = "latency/loaded/load:"  # the chase beside streaming SMs: latency under load
 L2_READS = "cache/read/ws:"  # hot reads of a working set: cache/read/ws:<bytes>
 L2_SETS = (4194304, 8388608, 16777216, 33554432)  # those gmb pattern asks for
+# What the prediction model's parameters come from besides those (model_params.SOURCES): the
+# calibration's chases, hot reads and strides, the block starts, the grids of one load per
+# thread, the scattered copies (regular expressions, gmembench's filter syntax).
+MODEL_SOURCES = ("model/(chase|read|stride)/", "inflight/blocks/block:256/bpsm:(1|8)$",
+                 "read/f32/ilp:1/grid:(full|persistent)$", "write/f32/ilp:1/grid:full$",
+                 "gather/random$", "scatter/random$")
 # How the binary writes '/' and ':' of an expression inside a name (neither may appear there).
 _ENCODED = {"÷": "/", "¦": ":"}
 
@@ -66,6 +78,7 @@ class Setting:
     loaded: dict = field(default_factory=dict)  # "read"/"copy" -> littles_law.LoadedCurve
     l2_name: str | None = None
     facts: str | None = None  # context gpu_facts: "measured", or what is a guide's
+    params: model_params.Params | None = None  # the prediction model's, where the run has them
 
 
 @dataclass
@@ -93,7 +106,8 @@ class Explanation:
     latency_ns: float | None = None  # the DRAM latency it used (under that load, when known)
     l2_bound_gbs: float | None = None  # the L2-to-SM bound; None without an L2 read in the run
     predicted_gbs: float | None = None
-    bound: str | None = None  # "bandwidth" or "latency"
+    bound: str | None = None  # "bandwidth" or "latency", or the model's bound (model_bounds)
+    model_bounds: dict = field(default_factory=dict)  # the model's bounds, GB/s by name
     kind: str | None = None  # broadcast, coalesced, misaligned, reversed, strided, permuted, ...
     like: str | None = None  # the built-in benchmark it behaves like
     like_in_run: bool = False
@@ -136,7 +150,7 @@ def setting(loaded: results.Results,
     latency = chase.counters.get("latency_ns") if chase and chase.error is None else None
     context = loaded.context
     l2_gbs, l2_name = _l2_rate(medians, _positive(context.get("gpu_l2_bytes")))
-    loaded = {op: curve for op in ("read", "copy") if (curve := _loaded_curve(medians, op))}
+    curves = {op: curve for op in ("read", "copy") if (curve := _loaded_curve(medians, op))}
     return Setting(
         gpu_name=context.get("gpu_name"), flavor=context.get("gmb_flavor"),
         date=context.get("date"),
@@ -144,7 +158,18 @@ def setting(loaded: results.Results,
         sms=int(sms) if (sms := _positive(context.get("gpu_sms"))) else None,
         roof_gbs=roof_gbs, roof_name=roof_name, memcpy_gbs=refs[MEMCPY],
         latency_ns=latency if latency and latency > 0 else None, l2_gbs=l2_gbs, l2_name=l2_name,
-        loaded=loaded, facts=context.get("gpu_facts"))
+        loaded=curves, facts=context.get("gpu_facts"), params=_model_params(loaded))
+
+
+def _model_params(loaded: results.Results) -> model_params.Params | None:
+    """The prediction model's parameters from the run, or None where it lacks the DRAM rates,
+    the loaded curve or the calibration's chases (a run of the patterns alone)."""
+    try:
+        p = model_params.params_from(frame.medians_frame([loaded]))
+    except (KeyError, ValueError):
+        return None
+    ready = p.read_gbs and p.write_gbs and p.copy_gbs and p.read_curve and p.chases and p.sms
+    return p if ready else None
 
 
 def _loaded_curve(medians: dict[str, results.Median], op: str):
@@ -209,6 +234,7 @@ def explain_one(median: results.Median, where: Setting,
     e.compile_s = c.get("pattern_compile_s")
     e.cached = c["pattern_cached"] >= 0.5 if "pattern_cached" in c else None
     _predict(e, c, where)
+    _model_predict(e, c, where)
     e.kind, e.like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req)
     if e.like is not None and (twin := medians.get(e.like)) is not None:
         e.like_in_run = True
@@ -243,6 +269,18 @@ def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
                                         (e.l2_bound_gbs, "L2-to-SM")) if v is not None]
     if bounds:
         e.predicted_gbs, e.bound = min(bounds)
+
+
+def _model_predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
+    """The prediction model's bounds for the pattern's kernel, the lowest its prediction."""
+    shape = model_shapes.pattern_shape(e.op, e.word_bytes, e.k, e.block, c)
+    if where.params is None or shape is None:
+        return
+    found = model_bounds.bounds(where.params, shape)
+    if found:
+        e.model_bounds = found
+        e.bound = min(found, key=found.get)
+        e.predicted_gbs = found[e.bound]
 
 
 def _gbs(median: results.Median | None) -> float | None:

@@ -101,10 +101,12 @@ def check_passthrough(extra: list[str]) -> tuple[str, ...]:
 
 def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
     """gmembench's filter (POSIX extended): the patterns, the roof's two references, the DRAM
-    chase, and with `compare` the built-ins a pattern's class may behave like."""
+    chase, the prediction model's sources, and with `compare` the built-ins a pattern's class
+    may behave like."""
     l2_sets = "|".join(str(ws) for ws in explain.L2_SETS)
     names = ["pattern/", f"{explain.MEMCPY}$", f"{explain.MEMSET}$", f"{explain.CHASE}$",
-             f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/"]
+             f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/",
+             *explain.MODEL_SOURCES]
     if compare:
         word = word or "f32"
         if twin := pattern_class.coalesced_twin(op or "read", word):  # a word the built-ins have

@@ -67,6 +67,10 @@ def _summary_line(e: Explanation) -> str:
 
 
 def _bound_line(e: Explanation, c: dict[str, float], where: Setting) -> str:
+    if e.model_bounds:  # the prediction model's (docs/model.md), lowest first
+        named = ", ".join(f"{name} {gbs:.0f} GB/s"
+                          for name, gbs in sorted(e.model_bounds.items(), key=lambda kv: kv[1]))
+        return f"{e.bound}-bound (the model's bounds, docs/model.md: {named})"
     roof = "no bandwidth bound (no model_efficiency counter or roof)"
     if e.roof_gbs and e.efficiency is not None:
         source = where.roof_name or "the theoretical peak: no ref/ benchmark in this run"
