@@ -217,46 +217,6 @@ def _texture(row, dram: float, efficiency: float, sectors) -> Shape | None:
     return None
 
 
-# gmb pattern's operations: (the model's op, whether the loads follow the expression, the stores)
-PATTERN_OPS = {"read": ("read", True, False), "write": ("write", False, True),
-               "copy": ("copy", True, True), "gather": ("copy", True, False),
-               "scatter": ("copy", False, True)}
-SCATTERED = 0.5  # below this DRAM efficiency a pattern without one lane step opens a page each
-
-
-def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int | None,
-                  counters: dict) -> Shape | None:
-    """A `gmb pattern` kernel (kernels/pattern_rtc.cuh): a block of `block` threads per tile,
-    each with its K loads of the word in flight, then its K stores. The side that follows the
-    expression is `pattern_lane_step` words apart lane to lane where the binary measured one
-    step; without one (a permutation, a hash), scattered, a page each, where most of each
-    DRAM granule it brings goes unused, else streaming whole granules (a permutation within
-    blocks); the other side coalesced. None without the traffic model's counters."""
-    dram, efficiency = counters.get("model_dram_bytes"), counters.get("model_efficiency")
-    if op not in PATTERN_OPS or not (word_bytes and k and block and dram and efficiency):
-        return None
-    kind, loads_follow, stores_follow = PATTERN_OPS[op]
-    lane = counters.get("pattern_lane_step")
-    if lane is not None and math.isfinite(lane):
-        step = abs(lane) * word_bytes if abs(lane) > 1 else None  # 0, 1: one word, coalesced
-    else:
-        step = math.inf if efficiency < SCATTERED else None
-    in_flight = counters.get("bytes_in_flight_per_sm")
-    resident = int(in_flight / (k * word_bytes)) if in_flight else None
-    sectors = counters.get("model_ld_sectors_per_req")
-    lines = None
-    if loads_follow and sectors:  # a load's 128-B lines: its lanes' step, else its sectors'
-        lines = min(32.0, sectors) if step == math.inf else \
-            min(32.0, max(1.0, 32 * (step or word_bytes) / 128))
-    return Shape(op=kind, load_bytes_per_thread=k * word_bytes, grid="full",
-                 dram_bytes=dram, efficiency=efficiency, threads_per_block=int(block),
-                 ld_sectors_per_req=sectors if kind != "write" else None, word_bytes=word_bytes,
-                 resident_threads=resident or None,
-                 read_step=step if loads_follow else None,
-                 write_step=step if stores_follow else None,
-                 lone_loads=loads_follow and step == math.inf, lines_per_request=lines)
-
-
 def _word(row) -> float:
     """Bytes of one load: the element type's (`w<B>`: B bytes; structs: their size), else 4."""
     return float(element_bytes(str(row.get("type"))) or 4)

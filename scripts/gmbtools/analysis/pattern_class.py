@@ -107,6 +107,15 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
                 "shuffle the elements of aligned runs, the same sectors as coalesced")
     if sectors is None or not w:
         return ("unknown", None, "no shape counters to classify it by")
+    efficiency = counters.get("model_efficiency")
+    if efficiency is not None and efficiency >= 0.9:
+        # Nearby warps take the rest of each sector (a permutation within blocks): DRAM
+        # streams every line once; the cost is the lines each request touches, as a warp
+        # whose lanes take a line each (warp/permute_across), not DRAM's pages.
+        return ("permuted in blocks", "warp/permute_across", f"permuted in blocks: "
+                f"{sectors:.3g} sectors per request, but nearby warps use the rest of each "
+                f"sector (DRAM efficiency {efficiency:.2g}): the cost is the lines each "
+                f"request touches, not DRAM's pages")
     return ("scattered", "gather/random", f"scattered: {sectors:.3g} sectors per request "
             f"where a coalesced access needs {coalesced_sectors(w)}")
 

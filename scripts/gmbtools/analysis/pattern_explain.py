@@ -24,8 +24,8 @@ The prediction is the lower of two bounds:
 Where the run has the prediction model's parameters (`gmb pattern` runs their sources beside
 the patterns: the calibration's chases, hot reads and strides, the block starts, the scattered
 copies, `model_params.SOURCES`), the prediction is the model's instead, as for every built-in
-benchmark (docs/model.md): the lowest of `model_bounds.bounds` for the kernel's shape
-(`model_shapes.pattern_shape`), its bound named by the model.
+benchmark (docs/model.md): the lowest of the model's bounds for the kernel's shape
+(`pattern_model`), its bound named by the model.
 
 The class comes from the shape counters the binary measures on the index table (lane step,
 distinct elements per warp instruction, 128-B alignment of the runs) and the model's sectors
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from gmbtools.analysis import frame, littles_law, model_bounds, model_params, model_shapes
+from gmbtools.analysis import littles_law, model_params, pattern_model
 from gmbtools.analysis.pattern_class import SECTOR_BYTES, classify, pattern_sectors, suggestion
 from gmbtools.data import results
 from gmbtools.data.naming import element_bytes, split_name
@@ -158,18 +158,8 @@ def setting(loaded: results.Results,
         sms=int(sms) if (sms := _positive(context.get("gpu_sms"))) else None,
         roof_gbs=roof_gbs, roof_name=roof_name, memcpy_gbs=refs[MEMCPY],
         latency_ns=latency if latency and latency > 0 else None, l2_gbs=l2_gbs, l2_name=l2_name,
-        loaded=curves, facts=context.get("gpu_facts"), params=_model_params(loaded))
+        loaded=curves, facts=context.get("gpu_facts"), params=pattern_model.params(loaded))
 
-
-def _model_params(loaded: results.Results) -> model_params.Params | None:
-    """The prediction model's parameters from the run, or None where it lacks the DRAM rates,
-    the loaded curve or the calibration's chases (a run of the patterns alone)."""
-    try:
-        p = model_params.params_from(frame.medians_frame([loaded]))
-    except (KeyError, ValueError):
-        return None
-    ready = p.read_gbs and p.write_gbs and p.copy_gbs and p.read_curve and p.chases and p.sms
-    return p if ready else None
 
 
 def _loaded_curve(medians: dict[str, results.Median], op: str):
@@ -234,7 +224,11 @@ def explain_one(median: results.Median, where: Setting,
     e.compile_s = c.get("pattern_compile_s")
     e.cached = c["pattern_cached"] >= 0.5 if "pattern_cached" in c else None
     _predict(e, c, where)
-    _model_predict(e, c, where)
+    found = pattern_model.bounds(where.params, e.op, e.word_bytes, e.k, e.block, c)
+    if found:  # the model's, as for every built-in benchmark
+        e.model_bounds = found
+        e.bound = min(found, key=found.get)
+        e.predicted_gbs = found[e.bound]
     e.kind, e.like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req)
     if e.like is not None and (twin := medians.get(e.like)) is not None:
         e.like_in_run = True
@@ -269,18 +263,6 @@ def _predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
                                         (e.l2_bound_gbs, "L2-to-SM")) if v is not None]
     if bounds:
         e.predicted_gbs, e.bound = min(bounds)
-
-
-def _model_predict(e: Explanation, c: dict[str, float], where: Setting) -> None:
-    """The prediction model's bounds for the pattern's kernel, the lowest its prediction."""
-    shape = model_shapes.pattern_shape(e.op, e.word_bytes, e.k, e.block, c)
-    if where.params is None or shape is None:
-        return
-    found = model_bounds.bounds(where.params, shape)
-    if found:
-        e.model_bounds = found
-        e.bound = min(found, key=found.get)
-        e.predicted_gbs = found[e.bound]
 
 
 def _gbs(median: results.Median | None) -> float | None:

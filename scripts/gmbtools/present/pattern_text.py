@@ -62,8 +62,13 @@ def _summary_line(e: Explanation) -> str:
     s = e.sectors_per_req
     sectors = f"{s:.3g} sector{'' if s == 1 else 's'}" if s is not None else "? sectors"
     efficiency = f"{e.efficiency:.3g}" if e.efficiency is not None else "?"
-    return (f"{measured}; predicted {e.predicted_gbs:.0f} GB/s (model: {sectors} per request, "
-            f"DRAM efficiency {efficiency})")
+    ratio = f", measured / predicted {_ratio(e):.3f}" if _ratio(e) else ""
+    return (f"{measured}; predicted {e.predicted_gbs:.0f} GB/s{ratio} (model: {sectors} per "
+            f"request, DRAM efficiency {efficiency})")
+
+
+def _ratio(e: Explanation) -> float | None:
+    return e.gbs / e.predicted_gbs if e.gbs and e.predicted_gbs else None
 
 
 def _bound_line(e: Explanation, c: dict[str, float], where: Setting) -> str:
@@ -152,11 +157,13 @@ def markdown(where: Setting, explanations: list[Explanation], *commands: str) ->
              *(item for line in unverified_line(where) for item in (f"> **{line}**", "")),
              setting_line(where) + ".", "",
              "Commands, run from the repository root:", "", "```sh", *commands, "```", "",
-             "| expression | op | word | GB/s | % of peak | predicted | class | like | its GB/s |",
-             "|---|---|---|---:|---:|---:|---|---|---:|"]
+             "| expression | op | word | GB/s | % of peak | predicted | measured / predicted "
+             "| bound | class | like | its GB/s |",
+             "|---|---|---|---:|---:|---:|---:|---|---|---|---:|"]
     for e in explanations:
         cells = [f"`{_cell(e.expression)}`", e.op, e.word, _number(e.gbs),
                  _number(e.pct_peak, "{:.1f}"), _number(e.predicted_gbs),
+                 _number(_ratio(e), "{:.3f}"), e.bound or "",
                  "error" if e.error else e.kind or "", f"`{e.like}`" if e.like else "",
                  _number(e.like_gbs)]
         lines.append("| " + " | ".join(cells) + " |")
@@ -164,8 +171,9 @@ def markdown(where: Setting, explanations: list[Explanation], *commands: str) ->
         lines += ["", f"## `{e.expression}` {shape(e)}", "", f"`{e.name}`", "",
                   *(f"- {line}" for line in e.lines)]
     lines += ["", "GB/s = 10⁹ B/s of bytes read + written, medians of the repetitions. The "
-              "prediction is min(roof × DRAM efficiency, Little's law: SMs × bytes in flight "
-              "per SM / DRAM latency).", ""]
+              "prediction is the model's (docs/model.md: the lowest of its bounds, the run's "
+              "own parameters) where the run has them, else min(roof × DRAM efficiency, "
+              "Little's law: SMs × bytes in flight per SM / DRAM latency, L2 to SM).", ""]
     return "\n".join(lines)
 
 
