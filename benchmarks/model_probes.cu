@@ -11,6 +11,8 @@
 //   the constant cache's cost per warp load and per distinct word;
 // - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
 //   read whose block turns each chunk around in turn: that turnaround's time;
+// - model/bulk/latency/bytes:1536|49152 (the same file, sm_90 on): one bulk copy at a time of
+//   1.5 and 48 KiB, the fixed part of a copy's latency and its part per byte;
 // - model/reduce/f32/<rung>/loads:none/bpsm:8|1 (benchmarks/reduce.cu), the six rungs with a
 //   tree in shared memory: each rung's tree alone, no load, 8 blocks per SM (the trees share
 //   the SM as the rung's do: their rate) and 1 (a tree alone: its time);

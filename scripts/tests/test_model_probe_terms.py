@@ -90,7 +90,10 @@ def test_the_loaded_chase_is_linear_in_the_streaming_sms_between_and_past_the_pr
     steps = model_chases.STEPS * model_chases.ADDRESS_BYTES
     assert model_chases._loaded_rate(probes, "read", 16) == pytest.approx(steps / 900.0)
     assert model_chases._loaded_rate(probes, "read", 48) == pytest.approx(steps / 1600.0)
+    assert model_chases._loaded_rate(probes, "read", 0) == pytest.approx(steps / 800.0)  # idle
     assert model_chases._loaded_rate(probes, "copy", 16) is None  # no probe of copies
+    probes.loaded["copy"] = [(8, 900.0), (24, 1300.0)]  # loaded already: idle is the reads' 8
+    assert model_chases._loaded_rate(probes, "copy", 4) == pytest.approx(steps / 850.0)
 
 
 def test_the_latency_family_is_predicted_from_the_calibrations_loads_alone(h100):

@@ -4,9 +4,19 @@ freed stage. So a block turns around at most one chunk per this time however man
 keeps in flight, and each stage is busy for the copy's latency and this time before it is
 filled again (model_bounds: the `chunk turnaround` bound and Little's law). From the
 calibration's bulk read (`model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`), whose eight
-stages are more than the latency needs: a block's chunks over its rate (docs/model.md)."""
+stages are more than the latency needs: a block's chunks over its rate (docs/model.md).
+
+One copy at a time (`bulk/latency/bytes:B`): a warp waits for each copy, then checks its bytes,
+so each copy takes a fixed part (the copy's round trip) and a part per byte (the rest of the
+copy and the check): the time per copy, bytes / GB/s, is linear in the bytes. The calibration's
+copies of 1.5 and 48 KiB (`model/bulk/latency/bytes:1536|49152`) give the line
+(`latency_probes`, `latency_gbs`)."""
 
 import re
+
+import pandas as pd
+
+LATENCY_PROBES = "model/bulk/latency/bytes:"
 
 
 def bulk_chunk_ns(sms: int | None, gbs: float | None, name: str) -> float | None:
@@ -15,3 +25,22 @@ def bulk_chunk_ns(sms: int | None, gbs: float | None, name: str) -> float | None
     if not gbs or not sms or len(shape) < 2:
         return None
     return sms * float(shape["bpsm"]) * float(shape["bytes"]) / gbs
+
+
+def latency_probes(rows: pd.DataFrame) -> dict | None:
+    """Copy bytes -> ns per copy of the calibration's one-at-a-time copies (None without
+    two)."""
+    probes = rows.loc[rows["name"].str.startswith(LATENCY_PROBES) & (rows["gbs"] > 0)]
+    found = {float(name[len(LATENCY_PROBES):]): float(name[len(LATENCY_PROBES):]) / gbs
+             for name, gbs in zip(probes["name"], probes["gbs"])}
+    return found if len(found) >= 2 else None
+
+
+def latency_gbs(probes: dict | None, row) -> float | None:
+    """GB/s of a `bulk/latency/bytes:B` row: B over the time per copy on the probes' line."""
+    size = pd.to_numeric(row.get("bytes"), errors="coerce")
+    if not probes or pd.isna(size):
+        return None
+    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
+    ns = t0 + (t1 - t0) * (float(size) - b0) / (b1 - b0)
+    return float(size) / ns if ns > 0 else None

@@ -5,7 +5,8 @@ waits one round trip to the level that holds the working set, timed as the chase
 from the L1 for the others), plus the launch's own time. Under a load of K streaming SMs
 (`latency/loaded/load:L/sms:K`), a launch's time is linear in K between the calibration's
 loaded chases at the loads around K, and past the last two, on their line: once DRAM is
-saturated, every further SM's bytes in flight wait in its queues (Little's law). Every number
+saturated, every further SM's bytes in flight wait in its queues (Little's law); with no
+stream, the least loaded probe's time (a few streams of reads leave the queues empty). Every number
 comes from the calibration chases of the `model/` family, one working set per level and the
 loaded chase at other loads (`probes_from`), none from the families predicted.
 """
@@ -78,9 +79,8 @@ def predict(probes: ChaseProbes | None, row, l1_bytes, l2_bytes) -> float | None
         return None
     if row["variant"] == "loaded":  # idle: the DRAM chase alone; loaded: the loaded probes
         sms = pd.to_numeric(row.get("sms"), errors="coerce")
-        if sms == 0:
-            return _rate(probes, 1, "dram", warm_lines=0)
-        return None if pd.isna(sms) else _loaded_rate(probes, str(row.get("load")), float(sms))
+        loaded = None if pd.isna(sms) else _loaded_rate(probes, str(row.get("load")), float(sms))
+        return _rate(probes, 1, "dram", warm_lines=0) if loaded is None and sms == 0 else loaded
     if row["variant"] != "chase":
         return None
     if row["family"] == "tlb":  # one lane, loads past the L1 to lines the L2 holds
@@ -112,10 +112,14 @@ def _rate(probes: ChaseProbes, lanes: int, level: str | None, warm_lines: float)
 
 def _loaded_rate(probes: ChaseProbes, load: str, sms: float) -> float | None:
     """GB/s of the loaded chase under `sms` streaming SMs: its launch's time linear in the
-    streaming SMs between the two probes around `sms` (the nearest two past either end)."""
+    streaming SMs between the two probes around `sms` and on the last two's line past them;
+    with no stream, the least loaded probe's of any load (a few streams of reads leave DRAM's
+    queues empty: the idle latency)."""
     points = probes.loaded.get(load, [])
     if len(points) < 2:
         return None
+    idle = min(found[0][1] for found in probes.loaded.values())
+    points = [(0.0, idle), *points]
     right = next((i for i, (k, _) in enumerate(points) if k >= sms), len(points) - 1)
     (k0, ns0), (k1, ns1) = points[max(right, 1) - 1], points[max(right, 1)]
     ns = ns0 + (ns1 - ns0) * (sms - k0) / (k1 - k0)

@@ -23,6 +23,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
+| `bulk_latency` | one bulk copy at a time: ns per copy against its bytes, a line (`model_bulk`) | `model/bulk/latency/bytes:1536`, `…:49152` |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -95,6 +96,7 @@ class Params:
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
+    bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
     chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
@@ -199,6 +201,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         take("sm_clock_ghz", clock[1], clock[0])
     probe = SOURCES["bulk_chunk_ns"]
     take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
+    take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]

@@ -9,8 +9,8 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 
 import pandas as pd
 
-from gmbtools.analysis import (model_bounds, model_chases, model_launches, model_links,
-                               model_onchip, model_params, model_peer, model_shapes)
+from gmbtools.analysis import (model_bounds, model_bulk, model_chases, model_launches,
+                               model_links, model_onchip, model_params, model_peer, model_shapes)
 
 OUT_COLUMNS = ("model_gbs", "model_bound", "model_link_bytes")
 
@@ -62,6 +62,9 @@ def predict_row(params: model_params.Params, row,
     if family == "inflight" and row["variant"] == "blocks":
         gbs = model_launches.blocks_gbs(params.block_rate, params.block_slot_ns, params.sms, row)
         return gbs, model_bounds.BLOCKS
+    if family == "bulk" and row["variant"] == "latency":
+        gbs = model_bulk.latency_gbs(params.bulk_latency, row)
+        return (gbs, model_bounds.LATENCY) if gbs else (None, None)
     if family == "host":
         gbs = model_links.host_gbs(params, row)
         return (gbs, model_links.LINK) if gbs else (None, None)
