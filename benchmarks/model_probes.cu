@@ -6,9 +6,10 @@
 // - model/chase/ws:W/lanes:L: the pointer chase (benchmarks/latency.cu) at 32 KiB, 2 MiB and
 //   1 GiB (the L1, the L2, DRAM), one and 32 lanes: each level's latency and a launch's time;
 // - model/read/ws:W: hot reads of a working set (benchmarks/working_set.cu) of 40 KiB and
-//   10 MiB: the L1's and the L2's rate to the SMs;
+//   1.25, 10 and 20 MiB: the L1's rate to the SMs and the L2's by set size;
 // - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
-//   the constant cache's cost per warp load and per distinct word;
+//   the constant cache's cost per warp load and per distinct word; and
+//   model/constant/distinct:1/ws:512/path:global, the same loop's loads through the L1;
 // - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
 //   read whose block turns each chunk around in turn: that turnaround's time;
 // - model/bulk/latency/bytes:1536|49152 (the same file, sm_90 on): one bulk copy at a time of
@@ -17,9 +18,11 @@
 //   tree in shared memory: each rung's tree alone, no load, 8 blocks per SM (the trees share
 //   the SM as the rung's do: their rate) and 1 (a tree alone: its time);
 // - model/loaded/load:read|copy/sms:K (benchmarks/latency.cu): the loaded chase at loads of
-//   K SMs the quick sweep does not run (8, 24, 40, ... 128): the latency under load;
+//   K SMs the quick sweep does not run (reads 8, 24, 40, 56, 80, 112, 128; copies 8, 24, 48,
+//   80, 112, 128; the full sweep runs every 8th K): the latency under load;
 // - model/stride/f32/read|write/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96, 192:
-//   strided reads and writes at steps between the quick sweep's: the DRAM's page term.
+//   strided reads and writes at steps between the quick sweep's (the full sweep runs those to
+//   32): the DRAM's page term.
 // Each is verified as its family verifies it.
 #include <vector>
 

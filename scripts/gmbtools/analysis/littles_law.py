@@ -77,7 +77,10 @@ def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
     points = points.dropna(subset=["latency_ns", "load_gbs"]).sort_values("load_gbs")
     if points.empty:
         return None
-    return LoadedCurve(points["load_gbs"].to_numpy(float), points["latency_ns"].to_numpy(float))
+    # Near saturation more streams move no more bytes, only wait longer, so two loads' points
+    # can swap: the latency is kept from falling as the bandwidth rises (solve needs that).
+    ns = np.maximum.accumulate(points["latency_ns"].to_numpy(float))
+    return LoadedCurve(points["load_gbs"].to_numpy(float), ns)
 
 
 def solve(bif: float, sms: float, peak: float, curve: LoadedCurve, *,

@@ -70,7 +70,7 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> ChaseProbes | None:
                 (float(sms), STEPS * ADDRESS_BYTES / float(row["gbs"])))
     for points in probes.loaded.values():
         points.sort()
-    return probes if probes.ns else None
+    return probes if probes.ns or probes.loaded else None
 
 
 def predict(probes: ChaseProbes | None, row, l1_bytes, l2_bytes) -> float | None:

@@ -105,11 +105,16 @@ def _l2_rate(probes: OnChipProbes, ws: float, upper: float, l1_bytes) -> float |
     if not l1_bytes or not probes.l2_sets:
         return None
     sets = sorted(probes.l2_sets)
-    rates = []
+    found = []
     for w in sets:
         held = min(1.0, l1_bytes / w)
-        rates.append((1 - held) / (1 / probes.l2_sets[w] - held / upper))
-    return float(np.interp(math.log2(ws), np.log2(sets), rates))
+        left = 1 / probes.l2_sets[w] - held / upper  # its time less the L1's share
+        if left > 0:
+            found.append((w, (1 - held) / left))
+    if not found:
+        return None
+    return float(np.interp(math.log2(ws), [math.log2(w) for w, _ in found],
+                           [rate for _, rate in found]))
 
 
 def constant_load(probes: OnChipProbes | None, row) -> float | None:

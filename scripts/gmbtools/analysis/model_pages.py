@@ -8,8 +8,9 @@ streaming (docs/model.md, the page term).
 - A step between streaming and a page each pays a share of that cost (`share`). The share is
   measured by the calibration's strided probes (`model/stride/f32/read|write/s:S`, steps of
   40 B to 768 B that the quick sweep does not run): each probe's extra time per scattered byte
-  over the page's (`curves_from`). Between the probes the share is linear in log2(step); it is
-  0 up to 32 B (two accesses or more share a 64-B granule: DRAM streams) and 1 from 4 KiB.
+  over the page's, held between 0 and 1 (`curves_from`). Between the probes the share is
+  linear in log2(step); it is 0 up to 32 B (two accesses or more share a 64-B granule: DRAM
+  streams) and 1 from 4 KiB.
   Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
   stores).
 """
@@ -47,7 +48,7 @@ class PageCurve:
 def share(curves: dict | None, side: str, step: float | None) -> float:
     """0 for streaming accesses (`step` None), 1 for one per page, the measured curve (or
     the log-linear guess) between."""
-    if step is None:
+    if step is None or step <= 0:
         return 0.0
     if not math.isfinite(step):
         return 1.0
@@ -97,7 +98,7 @@ def curves_from(p, rows: pd.DataFrame) -> dict | None:
             step = 4.0 * float(row["name"].rsplit(":", 1)[1])
             extra = extra_per_scattered_byte(p, row, side)
             if extra is not None and cost and STREAMING < step < PAGE_EACH:
-                points.append((step, extra / cost))
+                points.append((step, min(1.0, max(0.0, extra / cost))))
         if points:
             points.sort()
             curves[side] = PageCurve(np.array([s for s, _ in points]),

@@ -162,7 +162,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     for load, key in (("read", "read_curve"), ("copy", "copy_curve")):
         curve = loaded_curve(ok, load) if "load" in ok.columns else None
         # the latency family's loads and the calibration's, or the calibration's alone
-        source = SOURCES[key] if (ok["family"] == "latency").any() else f"model/loaded/load:{load}"
+        measured = ((ok["family"] == "latency") & (ok["variant"] == "loaded")).any()
+        source = SOURCES[key] if measured else f"model/loaded/load:{load}"
         if curve is not None and len(curve.gbs) > 1:
             take(key, curve, source + "/*")
     if p.read_curve is not None:

@@ -10,6 +10,9 @@ LINE_BYTES, SECTOR_BYTES, WARP = 128, 32, 32
 BUILTIN_WORDS = ("f32", "f64", "f32x2", "f32x4")
 STRIDES = (1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # stride/f32/read/s:S
 _TOLERANCE = 1e-6
+# A pattern without one lane step whose DRAM efficiency is at least this uses most of each
+# granule it brings (a permutation within blocks), below it scattered (pattern_model: the same)
+BLOCKED = 0.5
 
 SUGGESTIONS = {
     "aos": "an array of structures? load whole structures through shared memory (aos_staged/) "
@@ -108,7 +111,7 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
     if sectors is None or not w:
         return ("unknown", None, "no shape counters to classify it by")
     efficiency = counters.get("model_efficiency")
-    if efficiency is not None and efficiency >= 0.9:
+    if efficiency is not None and efficiency >= BLOCKED:
         # Nearby warps take the rest of each sector (a permutation within blocks): DRAM
         # streams every line once; the cost is the lines each request touches, as a warp
         # whose lanes take a line each (warp/permute_across), not DRAM's pages.

@@ -6,13 +6,14 @@ import math
 
 from gmbtools.analysis import frame, model_bounds, model_params
 from gmbtools.analysis.model_bounds import Shape
+from gmbtools.analysis.pattern_class import BLOCKED
 from gmbtools.data import results
 
 # gmb pattern's operations: (the model's op, whether the loads follow the expression, the stores)
 PATTERN_OPS = {"read": ("read", True, False), "write": ("write", False, True),
                "copy": ("copy", True, True), "gather": ("copy", True, False),
                "scatter": ("copy", False, True)}
-SCATTERED = 0.5  # below this DRAM efficiency a pattern without one lane step opens a page each
+SCATTERED = BLOCKED  # below this DRAM efficiency, without one lane step: a page each
 
 
 def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int | None,
@@ -40,13 +41,15 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     else:
         step = math.inf if efficiency < SCATTERED else None
     in_flight = counters.get("bytes_in_flight_per_sm")
-    resident = int(in_flight / (k * word_bytes)) if in_flight else None
+    resident = int(in_flight / (k * word_bytes)) if in_flight and in_flight > 0 else None
     sectors = counters.get("model_ld_sectors_per_req")
     lines = None
     if loads_follow and sectors:  # a load's 128-B lines: its lanes' step, else its sectors'
         stepped = lane is not None and math.isfinite(lane)
-        lines = min(32.0, max(1.0, 32 * (step or word_bytes) / 128)) if stepped else \
-            min(32.0, sectors)
+        if stepped:  # a broadcast (step 0) is one word: one line
+            lines = 1.0 if lane == 0 else min(32.0, max(1.0, 32 * (step or word_bytes) / 128))
+        else:
+            lines = min(32.0, sectors)
     return Shape(op=kind, load_bytes_per_thread=k * word_bytes, grid="full",
                  dram_bytes=dram, efficiency=efficiency, threads_per_block=int(block),
                  ld_sectors_per_req=sectors if kind != "write" else None, word_bytes=word_bytes,
