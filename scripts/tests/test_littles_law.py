@@ -151,3 +151,10 @@ def test_a_round_that_does_not_grow_with_other_warps_fits_no_drain():
             ((64, 1), (128, 1), (32, 2), (64, 2), (32, 4), (96, 1), (32, 3), (128, 1))]
     model = littles_law.model_gbs(frame(LOADED + ones + flat))
     assert model.iloc[5:].to_numpy() == pytest.approx(frame(flat)["gbs"].to_numpy(), rel=1e-6)
+
+
+def test_a_curve_is_sorted_by_bandwidth_and_its_latency_never_falls():
+    # near saturation a point of more streams can read a shorter latency at more bandwidth
+    curve = littles_law.curve_of([3000, 1000, 3100, 2000], [900, 350, 880, 400])
+    assert list(curve.gbs) == [1000, 2000, 3000, 3100]
+    assert list(curve.ns) == [350, 400, 900, 900]

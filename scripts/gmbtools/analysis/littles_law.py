@@ -74,13 +74,19 @@ def loaded_curve(rows: pd.DataFrame, load: str = "read") -> LoadedCurve | None:
         return None
     points = rows.loc[rows["family"].isin([LOADED[0], CALIBRATION])
                       & (rows["variant"] == LOADED[1]) & (rows["load"] == load)]
-    points = points.dropna(subset=["latency_ns", "load_gbs"]).sort_values("load_gbs")
+    points = points.dropna(subset=["latency_ns", "load_gbs"])
     if points.empty:
         return None
-    # Near saturation more streams move no more bytes, only wait longer, so two loads' points
-    # can swap: the latency is kept from falling as the bandwidth rises (solve needs that).
-    ns = np.maximum.accumulate(points["latency_ns"].to_numpy(float))
-    return LoadedCurve(points["load_gbs"].to_numpy(float), ns)
+    return curve_of(points["load_gbs"], points["latency_ns"])
+
+
+def curve_of(gbs, ns) -> LoadedCurve:
+    """A curve from (bandwidth, latency) points in any order. Near saturation more streams
+    move no more bytes, only wait longer, so two loads' points can swap: the latency is kept
+    from falling as the bandwidth rises (solve needs that)."""
+    gbs, ns = np.asarray(gbs, float), np.asarray(ns, float)
+    order = np.argsort(gbs, kind="stable")
+    return LoadedCurve(gbs[order], np.maximum.accumulate(ns[order]))
 
 
 def solve(bif: float, sms: float, peak: float, curve: LoadedCurve, *,

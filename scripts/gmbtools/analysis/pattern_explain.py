@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from gmbtools.analysis import littles_law, model_params, pattern_model
 from gmbtools.analysis.pattern_class import SECTOR_BYTES, classify, pattern_sectors, suggestion
 from gmbtools.data import results
@@ -171,8 +169,7 @@ def _loaded_curve(medians: dict[str, results.Median], op: str):
                     and m.counters.get("latency_ns"))
     if len(points) < 2:
         return None
-    return littles_law.LoadedCurve(np.array([p[0] for p in points]),
-                                   np.array([p[1] for p in points]))
+    return littles_law.curve_of([p[0] for p in points], [p[1] for p in points])
 
 
 def _l2_rate(medians: dict[str, results.Median],
