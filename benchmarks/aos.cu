@@ -44,32 +44,37 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
         aos_one_field<S, cache_op::kDefault>
             <<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
-      aos_one, predict_traffic(aos_map{kW, 1}, n, 4, access_kind::kLoad), one));
+      aos_one, predict_traffic(aos_map{kW, 1}, n, 4, access_kind::kLoad), one,
+      kernel_id(aos_one_field<S, cache_op::kDefault>)));
   cases.push_back(xor_case(
       bench_name("aos", name, {{"fields", "all"}}),
       [=](environment& e) {
         aos_all_fields<S><<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
-      aos_all, predict_traffic(whole, n, kLoad, access_kind::kLoad), all));
+      aos_all, predict_traffic(whole, n, kLoad, access_kind::kLoad), all,
+      kernel_id(aos_all_fields<S>)));
   cases.push_back(xor_case(
       bench_name("aos_staged", name, {{"fields", "all"}}),
       [=](environment& e) {
         aos_staged<S><<<grid, kAosBlock, 0, e.stream()>>>(structs(e), out(e), n);
       },
-      aos_all, predict_traffic(coalesced_map<kAosBlock, kW>{}, n, 4, access_kind::kLoad), all));
+      aos_all, predict_traffic(coalesced_map<kAosBlock, kW>{}, n, 4, access_kind::kLoad), all,
+      kernel_id(aos_staged<S>)));
   cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "one"}}),
       [=](environment& e) {
         soa_fields<1, cache_op::kDefault><<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e), n);
       },
-      soa_one, predict_traffic(soa_map{n, 1}, n, 4, access_kind::kLoad), one));
+      soa_one, predict_traffic(soa_map{n, 1}, n, 4, access_kind::kLoad), one,
+      kernel_id(soa_fields<1, cache_op::kDefault>)));
   cases.push_back(xor_case(
       bench_name("soa", name, {{"fields", "all"}}),
       [=](environment& e) {
         soa_fields<kF, cache_op::kDefault>
             <<<grid, kAosBlock, 0, e.stream()>>>(fields(e), out(e), n);
       },
-      soa_all, predict_traffic(soa_map{n, kF}, n, 4, access_kind::kLoad), all));
+      soa_all, predict_traffic(soa_map{n, kF}, n, 4, access_kind::kLoad), all,
+      kernel_id(soa_fields<kF, cache_op::kDefault>)));
 }
 
 }  // namespace

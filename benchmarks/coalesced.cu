@@ -65,6 +65,7 @@ bench_case copy_case(environment& env, std::string name, grid_kind g) {
     kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), e.out().data<T>(),
                                                      tiles);
   };
+  c.kernel = kernel_id(kernel);
   c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
   c.bytes_read = c.bytes_written = static_cast<double>(env.array_bytes());
   c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
@@ -99,6 +100,7 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
                                                          e.counter());
       };
       c.launch = [launch](environment& e) { launch(e, kInputPattern); };
+      c.kernel = kernel_id(kernel);
       c.verify = [launch, n](environment& e) {
         return verify_checking_read(e, e.in(), kInputPattern, n, launch);
       };
@@ -115,6 +117,7 @@ void add_cases(environment& env, std::vector<bench_case>& cases) {
       c.launch = [=](environment& e) {
         kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.out().data<T>(), tiles, kWritePattern);
       };
+      c.kernel = kernel_id(kernel);
       c.verify = [](environment& e) { return verify_words(e, e.out(), kWritePattern, "out"); };
       c.bytes_written = bytes;
       c.model = store_model;

@@ -53,6 +53,7 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
     matrix_copy<cache_op::kDefault>
         <<<grid, block, 0, e.stream()>>>(e.in().data<const float>(), e.out().data<float>(), map);
   };
+  c.kernel = kernel_id(matrix_copy<cache_op::kDefault>);
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = c.bytes_written = 4.0 * elements;
   c.model = predict_traffic(map, map.threads(), 4, access_kind::kLoad) +

@@ -24,4 +24,10 @@ function(gmb_add_flavor flavor dlcm)
   add_dependencies(${exe} gmb_git_sha)
   target_link_libraries(${exe} PRIVATE ${objs} nlohmann_json::nlohmann_json)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}")
+  if(GMB_CUOBJDUMP)  # the kernels' SASS beside the binary (cmake/WriteSass.cmake says why)
+    add_custom_command(TARGET ${exe} POST_BUILD
+      COMMAND "${CMAKE_COMMAND}" "-DCUOBJDUMP=${GMB_CUOBJDUMP}" "-DBINARY=$<TARGET_FILE:${exe}>"
+              -P "${PROJECT_SOURCE_DIR}/cmake/WriteSass.cmake"
+      VERBATIM)
+  endif()
 endfunction()

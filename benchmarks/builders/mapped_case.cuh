@@ -86,6 +86,7 @@ bench_case mapped_case(environment& env, std::string name, std::size_t threads, 
     mapped_copy<T, ReadMap, WriteMap, Load, Ilp><<<grid, kMappedBlock, 0, e.stream()>>>(
         in(e).template data<const T>(), out(e).template data<T>(), threads, read, write);
   };
+  c.kernel = kernel_id(mapped_copy<T, ReadMap, WriteMap, Load, Ilp>);
   c.verify = [=](environment& e) { return verify_mapped<T>(e, out(e), threads, read, write); };
   if (own) c.release = [owned](environment&) { *owned = buffers{}; };
   c.bytes_read = c.bytes_written = static_cast<double>(threads) * sizeof(T);

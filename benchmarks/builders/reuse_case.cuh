@@ -66,6 +66,7 @@ bench_case xor_reads_case(void (*kernel)(const std::uint32_t*, std::uint32_t*, s
       },
       mapped_xor_words<Map>{kInputPattern, map, n}, predict_traffic(map, n, 4, access_kind::kLoad),
       4.0 * words_read(map, n));
+  c.kernel = kernel_id(kernel);
   c.prepare = [fill = c.prepare, kernel, carveout](environment& e) {
     prefer_carveout(kernel, carveout);
     fill(e);

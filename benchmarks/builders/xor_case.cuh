@@ -15,11 +15,12 @@ namespace gmb {
 template <class Map>
 bench_case xor_case(std::string name, std::function<void(environment&)> launch,
                     const mapped_xor_words<Map>& expected, const traffic_prediction& load_model,
-                    double read_bytes) {
+                    double read_bytes, const void* kernel = nullptr) {
   bench_case c;
   c.name = std::move(name);
   c.prepare = fill_input_poison_output;
   c.launch = std::move(launch);
+  c.kernel = kernel;
   c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   c.bytes_read = read_bytes;
   c.bytes_written = 4.0 * expected.n;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
+#include "gmb/sass_paths.hpp"
 #include "gmb/sizing.hpp"
 #include "gmb/stop_gate.hpp"
 #include "gmb/stop_signal.hpp"
@@ -121,6 +123,23 @@ bool environment::hold(const std::string& name, const std::function<void(environ
   return released || static_cast<bool>(release);
 }
 
+int environment::warp_instructions(const void* kernel) {
+  if (kernel == nullptr) return 0;
+  if (!sass_paths_) {
+    std::error_code error;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+    sass_paths_ = error ? std::map<std::string, int>{}
+                        : sass_paths_beside(self.string(), device_.cc_major * 10 + device_.cc_minor);
+  }
+  const char* name = nullptr;
+  if (cudaFuncGetName(&name, kernel) != cudaSuccess || name == nullptr) {
+    cudaGetLastError();  // leave no sticky error for the case's own checks
+    return 0;
+  }
+  const auto found = sass_paths_->find(name);
+  return found == sass_paths_->end() ? 0 : found->second;
+}
+
 bool environment::release_held() {
   auto release = std::move(held_release_);
   held_release_ = nullptr;
@@ -152,6 +171,9 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
     }
     state.counters["model_dram_bytes"] = c.model->dram_bytes;
     state.counters["model_efficiency"] = c.model->efficiency();
+  }
+  if (const int instructions = env.warp_instructions(c.kernel); instructions > 0) {
+    state.counters["model_warp_instructions"] = instructions;
   }
 }
 

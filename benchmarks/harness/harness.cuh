@@ -65,6 +65,10 @@ class environment {
   void reset_counter();
   unsigned long long read_counter();
 
+  /// Warp instructions on `kernel`'s straight path (gmb/sass_paths.hpp), 0 where the build
+  /// wrote no SASS listing beside the binary or the listing lacks the kernel.
+  int warp_instructions(const void* kernel);
+
   /// Progress and one-line messages on stderr.
   gmb::console& console() { return console_; }
 
@@ -116,6 +120,7 @@ class environment {
   std::string held_name_;
   std::function<void(environment&)> held_release_;
   std::string last_verified_;
+  std::optional<std::map<std::string, int>> sass_paths_;  // read on first use
   double quiet_probe_seconds_ = 0;
   double probe_seconds();
 };
@@ -125,6 +130,7 @@ struct bench_case {
   std::string name;
   std::function<void(environment&)> prepare;        // fill inputs, poison outputs (untimed)
   std::function<void(environment&)> launch;         // the timed work, on env.stream()
+  const void* kernel = nullptr;  // the kernel `launch` runs, for model_warp_instructions
   std::function<std::string(environment&)> verify;  // "" when every output is right
   double bytes_read = 0;                            // logical bytes per launch
   double bytes_written = 0;
@@ -150,6 +156,12 @@ struct bench_case {
   /// limit of its own (the host link, a peer link) gives that link's theoretical rate.
   double peak_bytes_per_second = 0;
 };
+
+/// A kernel as bench_case::kernel holds it.
+template <class... Args>
+const void* kernel_id(void (*kernel)(Args...)) {
+  return reinterpret_cast<const void*>(kernel);
+}
 
 /// The usual prepare: the input holds kInputPattern, the output is poisoned.
 inline void fill_input_poison_output(environment& e) {

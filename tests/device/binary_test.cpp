@@ -116,6 +116,10 @@ TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {
     if (name.rfind("ref/", 0) != 0) {
       EXPECT_GT(b.at("model_sectors_per_req").get<double>(), 0.0) << name;
       EXPECT_DOUBLE_EQ(b.at("model_efficiency").get<double>(), 1.0) << name;
+      // the kernel's instructions, from the SASS listing the build wrote beside the binary
+      if (std::string(GMB_CUOBJDUMP).empty()) continue;
+      EXPECT_GT(b.at("model_warp_instructions").get<double>(), 5.0) << name;
+      EXPECT_LT(b.at("model_warp_instructions").get<double>(), 200.0) << name;
     }
   }
 }

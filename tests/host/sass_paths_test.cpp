@@ -1,0 +1,63 @@
+// The straight-path instruction counts of gmb/sass_paths.hpp from a cuobjdump listing.
+#include "gmb/sass_paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace {
+
+// Two architectures' code for the same kernel, shortened from `cuobjdump -sass` (sm_90 here is
+// the coalesced f32 copy's first lines and its loop, sm_80 a stand-in).
+constexpr const char* kListing = R"sass(
+Fatbin elf code:
+================
+arch = sm_80
+	code for sm_80
+		Function : _Z4copyPKfPf
+	.headerflags	@"EF_CUDA_SM80 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM80)"
+        /*0000*/                   MOV R1, c[0x0][0x28] ;                 /* 0x00000a0000017a02 */
+        /*0010*/                   EXIT ;                                 /* 0x000000000000794d */
+
+Fatbin elf code:
+================
+arch = sm_90
+	code for sm_90
+		Function : _Z4copyPKfPf
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */
+                                                                          /* 0x000fe40000000800 */
+        /*0010*/                   S2UR UR4, SR_CTAID.X ;                 /* 0x00000000000479c3 */
+        /*0050*/               @P0 EXIT ;                                 /* 0x000000000000094d */
+        /*0060*/                   NOP ;                                  /* 0x0000000000007918 */
+        /*0130*/                   LDG.E R3, desc[UR6][R2.64] ;           /* 0x0000000602037981 */
+        /*01a0*/                   STG.E desc[UR6][R4.64], R3 ;           /* 0x0000000304007986 */
+        /*01b0*/              @!P0 BRA 0xd0 ;                             /* 0xfffffffc00c48947 */
+        /*01c0*/                   EXIT ;                                 /* 0x000000000000794d */
+        /*01d0*/                   BRA 0x1d0;                             /* 0xfffffffc00fc7947 */
+		Function : _Z5emptyv
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
+        /*0010*/                   BRA 0x10;                              /* 0xfffffffc00fc7947 */
+)sass";
+
+TEST(SassPaths, CountsToTheFirstUnpredicatedExitWithoutNops) {
+  std::istringstream listing(kListing);
+  const auto paths = gmb::sass_paths(listing, 90);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths.at("_Z4copyPKfPf"), 7);  // LDC S2UR @P0-EXIT LDG STG BRA EXIT
+  EXPECT_EQ(paths.at("_Z5emptyv"), 1);
+}
+
+TEST(SassPaths, ReadsOnlyTheRunningArchitecture) {
+  std::istringstream listing(kListing);
+  EXPECT_EQ(gmb::sass_paths(listing, 80).at("_Z4copyPKfPf"), 2);
+  std::istringstream again(kListing);
+  EXPECT_TRUE(gmb::sass_paths(again, 100).empty());
+}
+
+TEST(SassPaths, AMissingListingIsAnEmptyTable) {
+  EXPECT_TRUE(gmb::sass_paths_beside("/nonexistent/gmembench", 90).empty());
+}
+
+}  // namespace
