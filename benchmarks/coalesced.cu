@@ -47,14 +47,14 @@ std::size_t tiles_of(const environment& env) {
   return n / kTileElements;
 }
 
-/// in -> out with Ilp elements of T per thread; the output's words must equal the input's.
-template <class T, unsigned Ilp>
-bench_case copy_case(environment& env, std::string name, grid_kind g) {
+/// in -> out with Ilp elements of T per thread by `kernel` (`launch` runs it on `grid` blocks);
+/// the output's words must equal the input's.
+template <class T, unsigned Ilp, class Kernel, class Launch>
+bench_case copy_case_of(environment& env, std::string name, Kernel kernel, unsigned grid,
+                        Launch launch) {
   const std::size_t tiles = tiles_of<T, Ilp>(env);
   const coalesced_map<kCoalescedBlock, Ilp> map;
   const std::size_t threads = tiles * kCoalescedBlock;
-  auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
-  const unsigned grid = grid_size(env, kernel, tiles, g);
   bench_case c;
   c.name = std::move(name);
   c.prepare = [](environment& e) {
@@ -62,8 +62,7 @@ bench_case copy_case(environment& env, std::string name, grid_kind g) {
     e.out().poison(e.stream());
   };
   c.launch = [=](environment& e) {
-    kernel<<<grid, kCoalescedBlock, 0, e.stream()>>>(e.in().data<const T>(), e.out().data<T>(),
-                                                     tiles);
+    launch(grid, e.stream(), e.in().template data<const T>(), e.out().template data<T>(), tiles);
   };
   c.kernel = kernel_id(kernel);
   c.verify = [](environment& e) { return verify_words(e, e.out(), kInputPattern, "out"); };
@@ -71,6 +70,30 @@ bench_case copy_case(environment& env, std::string name, grid_kind g) {
   c.model = predict_traffic(map, threads, sizeof(T), access_kind::kLoad) +
             predict_traffic(map, threads, sizeof(T), access_kind::kStore);
   return c;
+}
+
+/// The coalesced copy of Ilp elements of T per thread.
+template <class T, unsigned Ilp>
+bench_case copy_case(environment& env, std::string name, grid_kind g) {
+  auto kernel = coalesced_copy<T, Ilp, cache_op::kDefault, store_op::kDefault>;
+  const unsigned grid = grid_size(env, kernel, tiles_of<T, Ilp>(env), g);
+  return copy_case_of<T, Ilp>(env, std::move(name), kernel, grid,
+                              [kernel](unsigned blocks, cudaStream_t s, const T* in, T* out,
+                                       std::size_t tiles) {
+                                kernel<<<blocks, kCoalescedBlock, 0, s>>>(in, out, tiles);
+                              });
+}
+
+/// model/instructions/f32/extra:K: the f32 copy with K more instructions per warp.
+template <unsigned Extra>
+bench_case instruction_case(environment& env) {
+  auto kernel = instruction_copy<Extra>;
+  const unsigned grid = static_cast<unsigned>(tiles_of<float, 1>(env));
+  return copy_case_of<float, 1>(
+      env, bench_name("model", "instructions/f32", {{"extra", Extra}}), kernel, grid,
+      [kernel](unsigned blocks, cudaStream_t s, const float* in, float* out, std::size_t tiles) {
+        kernel<<<blocks, kCoalescedBlock, 0, s>>>(in, out, tiles, 1u, 0u);
+      });
 }
 
 template <class T, unsigned Ilp>
@@ -163,6 +186,15 @@ std::vector<bench_case> vector_cases(environment& env, sweep) {
   add_word<float>(env, cases);
   add_word<float2>(env, cases);
   add_word<float4>(env, cases);
+  return cases;
+}
+
+std::vector<bench_case> instruction_calibration_cases(environment& env) {
+  std::vector<bench_case> cases;
+  cases.push_back(instruction_case<4>(env));
+  cases.push_back(instruction_case<16>(env));
+  cases.push_back(instruction_case<32>(env));
+  cases.push_back(instruction_case<64>(env));
   return cases;
 }
 

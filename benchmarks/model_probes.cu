@@ -20,9 +20,15 @@
 // - model/loaded/load:read|copy/sms:K (benchmarks/latency.cu): the loaded chase at loads of
 //   K SMs the quick sweep does not run (reads 8, 24, 40, 56, 80, 112, 128; copies 8, 24, 48,
 //   80, 112, 128; the full sweep runs every 8th K): the latency under load;
-// - model/stride/f32/read|write/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96, 192:
-//   strided reads and writes at steps between the quick sweep's (the full sweep runs those to
-//   32): the DRAM's page term.
+// - model/stride/f32/read|write|both/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96,
+//   192: strided reads, writes and both at steps between the quick sweep's (the full sweep runs
+//   those to 32): the DRAM's page term, one side and both;
+// - model/instructions/f32/extra:K (benchmarks/coalesced.cu), K = 4, 16, 32, 64: the f32 copy
+//   on a block per tile with K more instructions per warp before its load: what a block's
+//   slot costs per instruction (its model_warp_instructions);
+// - model/offset/f32/copy/off:3/ilp:4 (benchmarks/offset.cu): the offset copy, four per
+//   thread, 12 B off (the quick sweep runs 4, 8, 124 B ...): what DRAM pays for a stream whose
+//   warp stores each write two sectors in part.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -34,7 +40,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (auto probes : {chase_calibration_cases, working_set_calibration_cases,
                       constant_calibration_cases, bulk_calibration_cases, reduce_calibration_cases,
-                      loaded_calibration_cases, stride_calibration_cases}) {
+                      loaded_calibration_cases, stride_calibration_cases,
+                      instruction_calibration_cases, offset_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

@@ -67,6 +67,19 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
 
 }  // namespace
 
+std::vector<bench_case> offset_calibration_cases(environment& env) {
+  // model/offset/f32/copy/off:3/ilp:4: the family's copy at an offset the quick sweep does not
+  // run, four per thread: loads and stores 12 B off their sectors (each warp store 5 sectors,
+  // two of them in part) at the DRAM's pace: what such stores cost it
+  const std::size_t n = env.array_bytes() / sizeof(float);
+  const std::size_t threads = (n - kMaxOffsetBytes / sizeof(float)) / kMappedBlock * kMappedBlock;
+  std::vector<bench_case> cases;
+  cases.push_back(mapped_case<float, cache_op::kDefault, 4>(
+      env, bench_name("model", "offset/f32/copy", {{"off", 3}, {"ilp", 4}}), threads,
+      offset_map{3}, offset_map{3}));
+  return cases;
+}
+
 std::vector<bench_case> offset_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;
   add_type<float>(env, s, cases);

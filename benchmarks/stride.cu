@@ -84,8 +84,8 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
 }  // namespace
 
 std::vector<bench_case> stride_calibration_cases(environment& env) {
-  // f32 reads and writes at steps of 40 B to 768 B that the quick sweep does not run: the
-  // DRAM's cost of a step between the ones it runs (its powers of two).
+  // f32 reads, writes and both at steps of 40 B to 768 B that the quick sweep does not run:
+  // the DRAM's cost of a step between the ones it runs (its powers of two).
   const std::size_t budget = stride_budget();
   const std::size_t threads = kUsefulBytes / sizeof(float);
   const strided_map unit{1};
@@ -94,12 +94,12 @@ std::vector<bench_case> stride_calibration_cases(environment& env) {
     const strided_map spread{st};
     const std::size_t span = threads * st * sizeof(float);
     if (span > env.array_bytes() && span > budget) continue;
-    for (bool write : {false, true}) {
+    for (const char* op : {"read", "write", "both"}) {
+      const std::string side = op;
+      if (side == "both" && 2 * span > env.array_bytes() && 2 * span > budget) continue;
       bench_case c = mapped_case<float, cache_op::kDefault, 1>(
-          env,
-          bench_name("model", write ? "stride/f32/write" : "stride/f32/read",
-                     {{"s", static_cast<long long>(st)}}),
-          threads, write ? unit : spread, write ? spread : unit);
+          env, bench_name("model", "stride/f32/" + side, {{"s", static_cast<long long>(st)}}),
+          threads, side == "write" ? unit : spread, side == "read" ? unit : spread);
       c.launches_per_iteration = 1;
       cases.push_back(std::move(c));
     }

@@ -174,6 +174,7 @@ bench_case read_case(environment& env, const std::string& walk_name, const Walk&
   if (!is_texture(Path)) {
     c.model = predict_traffic(walk, n, 4, access_kind::kLoad, kModelWarps) +
               predict_traffic(offset_map{0}, n, 4, access_kind::kStore);
+    c.kernel = kernel_id(texture_read<Walk, Path>);
   }
   c.launches_per_iteration = launches_for(env, m);
   c.every_flavor = false;

@@ -110,4 +110,22 @@ __global__ void __launch_bounds__(kCoalescedBlock)
   }
 }
 
+/// The model's instruction probe (model/instructions/f32/extra:K): the f32 copy of one element
+/// per thread with `Extra` dependent multiply-adds on its index before the load. `one` is 1 and
+/// `zero` 0 at run time, so the index is unchanged and ptxas can neither fold nor merge them:
+/// the warp issues Extra more instructions (model_warp_instructions says how many in all).
+template <unsigned Extra>
+__global__ void __launch_bounds__(kCoalescedBlock)
+    instruction_copy(const float* in, float* out, std::size_t tiles, unsigned one, unsigned zero) {
+  for (std::size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    unsigned lane = threadIdx.x;
+#pragma unroll
+    for (unsigned k = 0; k < Extra; ++k) {
+      asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(lane) : "r"(one), "r"(zero));
+    }
+    const std::size_t e = tile * kCoalescedBlock + lane;
+    out[e] = in[e];
+  }
+}
+
 }  // namespace gmb

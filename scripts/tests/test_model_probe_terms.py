@@ -1,6 +1,7 @@
 """The model's terms from the newer probes (persistent streams by request width, the reduce
 rungs' trees, the L1's lines per cycle, the staged AoS's rounds, a padded structure's counted
-bytes, the loaded chase at other loads, the page term's share by step): each on a case whose answer is known by hand, and the new parameters' sources on the
+bytes, the loaded chase at other loads, the page term's share by step, the slot by a warp's
+instructions, stores off their sectors, strides on both sides): each on a case whose answer is known by hand, and the new parameters' sources on the
 committed H100 run with every probe (test_model checks that run's predictions family by family)."""
 
 import numpy as np
@@ -9,8 +10,9 @@ import pytest
 
 from test_model import H100_PROBES, params
 
-from gmbtools.analysis import (frame, model_bounds, model_chases, model_pages, model_params,
-                               model_shapes, model_streams, model_trees)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_instructions, model_pages,
+                               model_params, model_shapes, model_stores, model_streams,
+                               model_trees)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
 
@@ -125,3 +127,77 @@ def test_the_page_shares_come_from_the_strided_probes(h100):
         curve = p.pages[side]
         assert list(curve.steps) == [40, 48, 80, 96, 192, 384, 768]
         assert -0.1 < curve.shares[0] < 0.1 and 0.9 < curve.shares[-1] < 1.1
+
+
+def test_the_instruction_probes_give_the_slot_a_warps_instructions_hold():
+    p = params()
+    copy = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=8e6,
+                 efficiency=1.0, ld_sectors_per_req=4.0)
+
+    def latency_gbs(slot: float) -> float:
+        q = model_params.Params(**{**vars(p), "load_slot_ns": slot})
+        return model_bounds.bounds(q, copy)[model_bounds.LATENCY]
+
+    # three probes: 33, 45 and 61 instructions a warp, run as if their slots were these
+    slots = {33: 200.0, 45: 260.0, 61: 400.0}
+    rows = pd.DataFrame([{"name": f"model/instructions/f32/extra:{n - 29}", "gbs": latency_gbs(s),
+                          "model_dram_bytes": 8e6, "model_warp_instructions": float(n)}
+                         for n, s in slots.items()])
+    probes = model_instructions.probes_from(rows)
+    assert [n for n, _, _ in probes] == [33, 45, 61]
+    with_probes = model_params.Params(**{**vars(p), "instruction_probes": probes})
+    found = model_bounds.instruction_slots(with_probes)
+    assert list(found.instructions) == [33, 45, 61]
+    assert found.slots == pytest.approx(list(slots.values()), abs=0.01)
+    assert found.slot(53) == pytest.approx(330.0, abs=0.01)  # between: linear
+    assert found.slot(21) == pytest.approx(140.0, abs=0.01)  # before: the first two's line
+    assert found.slot(-1000) == 0.0
+    # a kernel of 45 instructions runs as the probe of 45; without a count, on load_slot_ns
+    counted = Shape(**{**vars(copy), "instructions": 45.0})
+    assert model_bounds.bounds(with_probes, counted)[model_bounds.LATENCY] == \
+        pytest.approx(latency_gbs(260.0), rel=1e-6)
+    assert model_bounds.bounds(with_probes, copy)[model_bounds.LATENCY] == \
+        pytest.approx(latency_gbs(200.0), rel=1e-6)
+    assert model_instructions.probes_from(rows.iloc[:1]) is None  # one probe says nothing
+
+
+def test_stores_off_their_sectors_take_dram_longer_by_the_probes_measure():
+    assert model_stores.extra_share(5.0, 4.0) == pytest.approx(0.25)  # f32, 4 B off
+    assert model_stores.extra_share(17.0, 16.0) == pytest.approx(1 / 16)  # f32x4, 16 B off
+    assert model_stores.extra_share(4.0, 4.0) == 0.0 and model_stores.extra_share(None, 4) == 0
+    p = params()
+    # the probe: a copy of 2 GB read and written at 90 % of the DRAM bound of its bytes
+    dram = 2e9
+    bound = 1 / p.dram_ns_per_byte(dram / 2, dram / 2)
+    probe = pd.DataFrame([{"name": model_stores.PROBE, "gbs": 0.9 * bound, "model_dram_bytes": dram,
+                           "model_efficiency": 1.0, "model_st_sectors_per_req": 5.0}])
+    k = model_stores.store_part_ns(probe, p)
+    assert k == pytest.approx((1 / (0.9 * bound) - 1 / bound) * dram / (dram / 2 * 0.25))
+    off = Shape(op="copy", load_bytes_per_thread=16.0, grid="full", dram_bytes=dram,
+                efficiency=1.0, ld_sectors_per_req=4.0, store_extra=0.25)
+    aligned = Shape(**{**vars(off), "store_extra": 0.0})
+    q = model_params.Params(**{**vars(p), "store_part_ns": k})
+    assert model_bounds.bounds(q, off)[model_bounds.DRAM] == pytest.approx(0.9 * bound)
+    assert model_bounds.bounds(q, aligned)[model_bounds.DRAM] == pytest.approx(bound)
+    # the latency bound reads the curve as before: DRAM's queues are not fuller
+    assert model_bounds.bounds(q, off)[model_bounds.LATENCY] == \
+        pytest.approx(model_bounds.bounds(q, aligned)[model_bounds.LATENCY])
+
+
+def test_a_copy_strided_on_both_sides_pays_the_share_its_own_probes_measured():
+    p = params(scatter_read=1e-4, scatter_write=2e-4)
+    dram = 1e9
+    base = p.dram_ns_per_byte(dram / 2, dram / 2) * dram
+    # probes at 40 B and 768 B that pay 30 % and 60 % of both sides' page costs
+    rows = pd.DataFrame([{"name": f"model/stride/f32/both/s:{s}", "model_dram_bytes": dram,
+                          "model_efficiency": 0.5,
+                          "gbs": dram * 0.5 / (base + share * dram / 2 * 3e-4)}
+                         for s, share in ((10, 0.3), (192, 0.6))])
+    curves = model_pages.curves_from(p, rows)
+    assert curves["both"].share(40) == pytest.approx(0.3)
+    assert curves["both"].share(768) == pytest.approx(0.6)
+    both = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                 efficiency=0.5, read_step=40.0, write_step=40.0)
+    q = model_params.Params(**{**vars(p), "pages": curves})
+    assert model_bounds.bounds(q, both)[model_bounds.DRAM] == \
+        pytest.approx(dram * 0.5 / (base + 0.3 * dram / 2 * 3e-4))

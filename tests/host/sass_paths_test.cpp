@@ -31,22 +31,36 @@ arch = sm_90
         /*0050*/               @P0 EXIT ;                                 /* 0x000000000000094d */
         /*0060*/                   NOP ;                                  /* 0x0000000000007918 */
         /*0130*/                   LDG.E R3, desc[UR6][R2.64] ;           /* 0x0000000602037981 */
+        /*0150*/               @P0 EXIT ;                                 /* 0x000000000000094d */
         /*01a0*/                   STG.E desc[UR6][R4.64], R3 ;           /* 0x0000000304007986 */
         /*01b0*/              @!P0 BRA 0xd0 ;                             /* 0xfffffffc00c48947 */
         /*01c0*/                   EXIT ;                                 /* 0x000000000000794d */
         /*01d0*/                   BRA 0x1d0;                             /* 0xfffffffc00fc7947 */
+		Function : _Z4readPKfPy
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */
+        /*0070*/               @P0 BRA 0x1e0 ;                            /* 0x000000000000094d */
+        /*0130*/                   LDG.E R3, desc[UR4][R2.64] ;           /* 0x0000000602037981 */
+        /*01d0*/              @!P0 BRA 0xf0 ;                             /* 0xfffffffc00c48947 */
+        /*01f0*/              @!P0 EXIT ;                                 /* 0x000000000000094d */
+        /*02a0*/                   REDG.E.ADD.64.STRONG.GPU desc[UR4][R4.64], R2 ;
+        /*02b0*/                   EXIT ;                                 /* 0x000000000000794d */
 		Function : _Z5emptyv
 	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
         /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
         /*0010*/                   BRA 0x10;                              /* 0xfffffffc00fc7947 */
 )sass";
 
-TEST(SassPaths, CountsToTheFirstUnpredicatedExitWithoutNops) {
+TEST(SassPaths, CountsToTheFirstExitPastTheLoadAndTheStoreWithoutNops) {
   std::istringstream listing(kListing);
   const auto paths = gmb::sass_paths(listing, 90);
-  ASSERT_EQ(paths.size(), 2u);
-  EXPECT_EQ(paths.at("_Z4copyPKfPf"), 7);  // LDC S2UR @P0-EXIT LDG STG BRA EXIT
-  EXPECT_EQ(paths.at("_Z5emptyv"), 1);
+  ASSERT_EQ(paths.size(), 3u);
+  // not the early exits before the load and before the store: LDC S2UR @P0-EXIT LDG
+  // @P0-EXIT STG BRA EXIT
+  EXPECT_EQ(paths.at("_Z4copyPKfPf"), 8);
+  // a read's check: the predicated exit after its load, not the report of a wrong word
+  EXPECT_EQ(paths.at("_Z4readPKfPy"), 5);
+  EXPECT_EQ(paths.at("_Z5emptyv"), 1);  // no load: the first unpredicated exit
 }
 
 TEST(SassPaths, ReadsOnlyTheRunningArchitecture) {

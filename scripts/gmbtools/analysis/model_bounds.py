@@ -30,12 +30,13 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   longer than its load's round trip (`model_trees`).
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from gmbtools.analysis import model_pages, model_trees
+from gmbtools.analysis import model_instructions, model_pages, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, solve
 from gmbtools.analysis.model_params import Params
 
@@ -75,6 +76,11 @@ class Shape:
     counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
     rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another
     lines_per_request: float | None = None  # 128-B lines one warp load touches (the L1's cycles)
+    instructions: float | None = None  # a warp's, one pass (model_warp_instructions)
+    store_extra: float = 0.0  # extra sectors its stores write per sector filled (model_stores)
+    active: float = 1.0  # the share of a block's threads that load (the rest hold slots idle)
+    requests: float | None = None  # warp loads a round makes where each goes past the L1
+    spread_loads: bool = False  # a thread's loads a block apart: each in a line of its own
 
     @property
     def logical_bytes(self) -> float:
@@ -85,12 +91,18 @@ class Shape:
         """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
         only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2),
         each load apart, at most the lines of the distinct bytes the round brings (loads of
-        one structure's fields share theirs)."""
+        one structure's fields share theirs) unless the loads are a block apart; loads that go
+        past the L1 (`requests`, `l1_reuse` off) each wait for their own lines."""
         loads = max(1.0, self.load_bytes_per_thread / self.word_bytes)
         if self.read_step is not None:
             step = self.read_step
             return loads * (32.0 if not math.isfinite(step) else min(32.0, max(1.0, step / 4)))
-        lines = loads * max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
+        per_load = max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
+        if not self.l1_reuse and self.requests:  # each request's lines come from the L2
+            return self.requests * per_load
+        lines = loads * per_load
+        if self.spread_loads:
+            return lines
         distinct = 32 * self.load_bytes_per_thread / max(self.efficiency, 1e-9)
         return min(lines, max(1.0, math.ceil(distinct / 128 - 1e-9)))
 
@@ -127,18 +139,27 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
     left out)."""
     out: dict[str, float] = {}
     reads, writes = s.dram_split
-    ns_per_byte = p.dram_ns_per_byte(reads, writes, model_pages.share(p.pages, "read", s.read_step),
-                                     model_pages.share(p.pages, "write", s.write_step),
+    both = s.read_step is not None and s.write_step is not None and "both" in (p.pages or {})
+    ns_per_byte = p.dram_ns_per_byte(reads, writes,
+                                     model_pages.share(p.pages, "both" if both else "read",
+                                                       s.read_step),
+                                     model_pages.share(p.pages, "both" if both else "write",
+                                                       s.write_step),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
+    roof = s.efficiency / ns_per_byte if ns_per_byte else math.inf  # what loads the queues
+    if ns_per_byte and s.store_extra and p.store_part_ns and reads + writes > 0:
+        # stores off their sectors take DRAM longer, not its queues (model_stores)
+        ns_per_byte += writes * s.store_extra * p.store_part_ns / (reads + writes)
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
     if s.grid == "full" and p.block_rate:
-        per_block = s.threads_per_block * s.load_bytes_per_thread * max(s.factor, 1.0) * s.rounds
+        per_block = s.threads_per_block * s.active * s.load_bytes_per_thread * \
+            max(s.factor, 1.0) * s.rounds
         out[BLOCKS] = p.block_rate * per_block
     if s.op != "write" and p.sms:
         curve = p.read_curve if s.op == "read" else _mixed_curve(p, s)
         if curve is not None:
-            gbs, tree_ns = _littles_law(p, s, curve, out.get(DRAM, math.inf))
+            gbs, tree_ns = _littles_law(p, s, curve, roof)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
     if s.chunks and p.bulk_chunk_ns and p.sms:  # one chunk per turnaround, each block
@@ -197,13 +218,18 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         start = p.sms / p.block_rate if p.block_rate else 0.0
-        slot += ((p.load_slot_ns or 0.0) + start) / s.rounds  # once per block
+        load_slot = p.load_slot_ns or 0.0
+        slots = instruction_slots(p) if s.instructions and s.rounds == 1 and s.op == "copy" \
+            else None
+        if slots is not None:  # the probes are copies: a block that loads and stores
+            load_slot = slots.slot(s.instructions)
+        slot += (load_slot + start) / s.rounds  # once per block
     # the curve's load as a share of what DRAM gives this kernel's traffic: a stream DRAM
     # moves more slowly (a persistent grid's one-line requests) reaches the same queues sooner
     scale = min(1.0, roof / (curve.most_gbs * s.efficiency)) if math.isfinite(roof) else 1.0
     logical_curve = LoadedCurve(curve.gbs * s.efficiency * scale, curve.ns)
     peak = roof if math.isfinite(roof) else NO_ROOF
-    bif, factor = threads * s.load_bytes_per_thread, max(s.factor, 1.0)
+    bif, factor = threads * s.active * s.load_bytes_per_thread, max(s.factor, 1.0)
     empty = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
     tree = model_trees.tree_of(p.trees or {}, s.tree, empty) if s.tree else None
     per_sm = threads / s.threads_per_block
@@ -214,6 +240,27 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     gbs = solve(bif, p.sms, peak, logical_curve, factor=factor,
                 extra_ns=(lambda b: slot + tree_ns(b)) if tree else slot)
     return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))
+
+
+def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
+    """The block slot by a warp's instructions from the run's instruction probes: each probe's
+    slot is the one with which this module's latency bound of the f32 copy gives its GB/s
+    (kept on `p` once found)."""
+    if not p.instruction_probes:
+        return None
+    cached = p.__dict__.get("_instruction_slots")
+    if cached is None or cached[0] is not p.instruction_probes:
+        plain = dataclasses.replace(p, instruction_probes=None)
+
+        def bound(slot: float, dram: float) -> float:
+            copy = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                         efficiency=1.0, ld_sectors_per_req=4.0)
+            found = bounds(dataclasses.replace(plain, load_slot_ns=slot), copy)
+            return found.get(LATENCY, math.nan)
+
+        cached = (p.instruction_probes, model_instructions.slots_from(p.instruction_probes, bound))
+        p.__dict__["_instruction_slots"] = cached
+    return cached[1]
 
 
 def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:

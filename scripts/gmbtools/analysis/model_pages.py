@@ -10,7 +10,9 @@ streaming (docs/model.md, the page term).
   40 B to 768 B that the quick sweep does not run): each probe's extra time per scattered byte
   over the page's, held between 0 and 1 (`curves_from`). Between the probes the share is
   linear in log2(step); it is 0 up to 32 B (two accesses or more share a 64-B granule: DRAM
-  streams) and 1 from 4 KiB.
+  streams) and 1 from 4 KiB. A copy strided on both sides pays less than its sides alone
+  would: its share, of both sides' costs, comes from probes strided on both
+  (`model/stride/f32/both/s:S`, `both_extra`).
   Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
   stores).
 """
@@ -88,15 +90,28 @@ def scatter_terms(p, rows: pd.DataFrame, take) -> None:
                 break
 
 
+def both_extra(p, row) -> float | None:
+    """A copy strided on both sides: its DRAM time beyond the streaming rates' over what both
+    sides would add one per page (half its DRAM bytes each): the share both sides pay."""
+    dram, eff, gbs = row.get("model_dram_bytes"), row.get("model_efficiency"), row.get("gbs")
+    if not (_positive(dram, eff, gbs) and p.read_gbs and p.write_gbs and p.scatter_read
+            and p.scatter_write):
+        return None
+    base = p.dram_ns_per_byte(dram / 2, dram / 2) * dram
+    return (dram * eff / gbs - base) / (dram / 2 * (p.scatter_read + p.scatter_write))
+
+
 def curves_from(p, rows: pd.DataFrame) -> dict | None:
-    """The measured share curves, by side (None without probes or the page costs)."""
+    """The measured share curves, by side, and of copies strided on both ("both"); None
+    without probes or the page costs."""
     curves = {}
-    for side, cost in (("read", p.scatter_read), ("write", p.scatter_write)):
+    for side, cost in (("read", p.scatter_read), ("write", p.scatter_write), ("both", 1.0)):
         probes = rows.loc[rows["name"].str.startswith(PROBES.format(side))]
         points = []
         for _, row in probes.iterrows():
             step = 4.0 * float(row["name"].rsplit(":", 1)[1])
-            extra = extra_per_scattered_byte(p, row, side)
+            extra = both_extra(p, row) if side == "both" else \
+                extra_per_scattered_byte(p, row, side)
             if extra is not None and cost and STREAMING < step < PAGE_EACH:
                 points.append((step, min(1.0, max(0.0, extra / cost))))
         if points:

@@ -24,6 +24,8 @@ number measured by the benchmark it predicts (docs/model.md):
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 | `bulk_latency` | one bulk copy at a time: ns per copy against its bytes, a line (`model_bulk`) | `model/bulk/latency/bytes:1536`, `…:49152` |
+| `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
+| `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -35,8 +37,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gmbtools.analysis import (model_bulk, model_chases, model_onchip, model_pages, model_streams,
-                               model_trees)
+from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_onchip,
+                               model_pages, model_stores, model_streams, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -97,6 +99,8 @@ class Params:
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
+    instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
+    store_part_ns: float | None = None  # stores off their sectors (model_stores)
     chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
@@ -203,6 +207,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     probe = SOURCES["bulk_chunk_ns"]
     take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
+    take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
+    take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]

@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from gmbtools.analysis import model_stores
 from gmbtools.analysis.model_bounds import HALF_LINE, Shape
 from gmbtools.data.naming import element_bytes
 
@@ -21,6 +22,11 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
 TILED_RUNGS = ("copy", "tile_rows8", "tile_tma", "best")
 TEXTURE_WIDTH = 4096  # the texture family's matrix, in f32 elements (kernels/texture.cuh)
 STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
+# Cache operators whose loads do not keep their lines in the L1 (a stencil's neighbours come
+# from the L2, each request for itself), and the requests of the family's patterns
+# (benchmarks/cache_ops.cu: a window of 5 words per thread).
+L1_BYPASS = ("cg", "lu", "cv")
+CACHE_OP_REQUESTS = {"copy": 1.0, "stencil": 5.0}
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
 
@@ -49,7 +55,8 @@ def shape_of(row) -> Shape | None:
         ilp = _number(row, "ilp", 1)
         return Shape(op=family, load_bytes_per_thread=ilp * word, grid=str(row["grid"]),
                      dram_bytes=dram, efficiency=efficiency, ld_sectors_per_req=sectors,
-                     word_bytes=word)
+                     word_bytes=word, instructions=_counter(row, "model_warp_instructions"),
+                     spread_loads=True)
     if family == "inflight" and row["variant"] in ("read", "copy", "read_async", "write"):
         return _inflight(row)
     if family == "bulk" and row["variant"] in ("read", "write", "copy"):
@@ -92,11 +99,19 @@ def shape_of(row) -> Shape | None:
             # next, in the same register: one load in flight, the last two together
             rounds = max(1.0, ilp - 1)
             ilp, store = ilp / rounds, 4.0 / rounds
+        extra = 0.0 if write_step is not None else model_stores.extra_share(
+            _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
+        bypass = family == "cache_op" and row.get("ld") in L1_BYPASS
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
+                     store_extra=extra, active=_active_lanes(row),
+                     requests=CACHE_OP_REQUESTS.get(str(row["variant"])) if bypass else None,
+                     spread_loads=family == "vector",
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
-                     l1_reuse=row.get("flavor") != "cg", counted=_counted_share(row),
-                     rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step))
+                     l1_reuse=row.get("flavor") != "cg" and not bypass,
+                     counted=_counted_share(row),
+                     rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step),
+                     instructions=_counter(row, "model_warp_instructions"))
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
@@ -139,6 +154,15 @@ def _lines_per_request(row, word: float, read_step: float | None) -> float:
     if step is None or step < word:
         step = word
     return 32.0 if not math.isfinite(step) else min(32.0, max(1.0, 32 * step / 128))
+
+
+def _active_lanes(row) -> float:
+    """The share of a 2-D walk's threads that load: a row of `w` elements takes whole 32-thread
+    warps along it (kernels/matrix.cuh), the last one in part."""
+    if row["family"] != "matrix" or row["variant"] != "rows":
+        return 1.0
+    width = _number(row, "w", 0)
+    return width / (32 * math.ceil(width / 32)) if width > 0 else 1.0
 
 
 def _counted_share(row) -> float:
@@ -205,15 +229,17 @@ def _texture(row, dram: float, efficiency: float, sectors) -> Shape | None:
     if row.get("path") != "global" or not str(row["variant"]).startswith("read/"):
         return None
     walk = str(row["variant"]).split("/", 1)[1]
+    instructions = _counter(row, "model_warp_instructions")
     if walk == "cols":
         return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors,
                      read_step=TEXTURE_WIDTH * 4.0, lone_loads=row.get("block") == "256x1",
-                     lines_per_request=32.0)
+                     lines_per_request=32.0, instructions=instructions)
     if walk == "stencil":
         return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors,
-                     store_bytes_per_thread=4.0, lines_per_request=1.0)
+                     store_bytes_per_thread=4.0, lines_per_request=1.0,
+                     instructions=instructions)
     return None
 
 
