@@ -29,5 +29,8 @@ function(gmb_add_flavor flavor dlcm)
       COMMAND "${CMAKE_COMMAND}" "-DCUOBJDUMP=${GMB_CUOBJDUMP}" "-DBINARY=$<TARGET_FILE:${exe}>"
               -P "${PROJECT_SOURCE_DIR}/cmake/WriteSass.cmake"
       VERBATIM)
+  else()  # no listing from an earlier configuration beside a binary it does not describe
+    add_custom_command(TARGET ${exe} POST_BUILD
+      COMMAND "${CMAKE_COMMAND}" -E rm -f "$<TARGET_FILE:${exe}>.sass" VERBATIM)
   endif()
 endfunction()

@@ -126,10 +126,15 @@ bool environment::hold(const std::string& name, const std::function<void(environ
 int environment::warp_instructions(const void* kernel) {
   if (kernel == nullptr) return 0;
   if (!sass_paths_) {
+    sass_paths_.emplace();  // no counter, never a failed run, where the listing cannot be read
     std::error_code error;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-    sass_paths_ = error ? std::map<std::string, int>{}
-                        : sass_paths_beside(self.string(), device_.cc_major * 10 + device_.cc_minor);
+    try {
+      const int sm = device_.cc_major * 10 + device_.cc_minor;
+      if (!error) *sass_paths_ = sass_paths_beside(self.string(), sm);
+    } catch (const std::exception&) {
+      sass_paths_->clear();
+    }
   }
   const char* name = nullptr;
   if (cudaFuncGetName(&name, kernel) != cudaSuccess || name == nullptr) {

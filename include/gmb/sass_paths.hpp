@@ -2,13 +2,14 @@
 // Warp instructions on each kernel's straight path, from cuobjdump's SASS listing of the
 // benchmark binary (written beside it by the build where cuobjdump is found,
 // cmake/Flavor.cmake): from the kernel's first instruction to its first EXIT, predicated or
-// not, once the path has passed its global load (LDG) and its global store (STG), those of the
-// two the kernel has; NOPs aside. A kernel with neither: to its first unpredicated EXIT. So an
-// early exit of threads with no element (before the store) is not the path, and a read's check
-// exits where it found no wrong word. For a kernel whose threads make one pass (a block per
+// not, after its last global load or store (LDG, STG) before its first unpredicated EXIT;
+// NOPs aside. A kernel with neither: to its first unpredicated EXIT. So an early exit of
+// threads with no element (before the store) is not the path, and a read's check exits where
+// it found no wrong word. For a kernel whose threads make one pass (a block per
 // tile) and whose loads are not in a loop, that is what each warp issues: Nsight Compute's
 // smsp__inst_executed per warp agrees (docs/model.md). The counter model_warp_instructions
 // carries it (docs/design.md).
+#include <cctype>
 #include <fstream>
 #include <istream>
 #include <map>
@@ -20,32 +21,40 @@
 namespace gmb {
 
 /// Per mangled kernel name, the straight path's instructions in the listing's code for
-/// `sm_<sm>` (90 for compute capability 9.0); other architectures' code is skipped.
+/// `sm_<sm>` (90 for compute capability 9.0; `sm_90a` too), else for the newest architecture of
+/// the same major version below it, the code the driver runs there (docs/gpus.md); none where
+/// the listing has neither.
 inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
   struct op {
     std::string name;
     bool predicated;
   };
-  std::map<std::string, int> paths;
-  const std::string wanted = "sm_" + std::to_string(sm);
+  std::map<int, std::map<std::string, int>> by_arch;  // architecture (90) -> kernel -> count
+  std::map<std::string, int>* paths = nullptr;
   auto starts = [](const std::string& s, const char* p) { return s.rfind(p, 0) == 0; };
   auto is = [&](const std::string& s, const char* base) {
     return s == base || starts(s, (std::string(base) + ".").c_str());
   };
+  auto access = [&](const op& o) { return is(o.name, "LDG") || is(o.name, "STG"); };
   // One kernel's instructions in order: the straight path's length, or nothing without an EXIT.
+  // The path runs to the first EXIT after the last load or store before the first unpredicated
+  // EXIT: an unrolled copy's early exits (an element past the end) come before its last store.
   auto path_of = [&](const std::vector<op>& ops) -> std::optional<int> {
-    bool has_load = false, has_store = false, loaded = false, stored = false;
-    for (const op& o : ops) {
-      has_load = has_load || is(o.name, "LDG");
-      has_store = has_store || is(o.name, "STG");
-    }
+    std::size_t end = ops.size();
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      loaded = loaded || is(ops[i].name, "LDG");
-      stored = stored || is(ops[i].name, "STG");
-      const bool passed = (has_load || has_store) && (loaded || !has_load) && (stored || !has_store);
-      if (ops[i].name == "EXIT" && (passed || (!has_load && !has_store && !ops[i].predicated))) {
-        return static_cast<int>(i + 1);
+      if (ops[i].name == "EXIT" && !ops[i].predicated) {
+        end = i;
+        break;
       }
+    }
+    if (end == ops.size()) return std::nullopt;
+    std::size_t from = 0;  // past the last access before `end` (none: from the start)
+    bool any = false;
+    for (std::size_t i = 0; i < end; ++i) {
+      if (access(ops[i])) from = i, any = true;
+    }
+    for (std::size_t i = any ? from : end; i <= end; ++i) {
+      if (ops[i].name == "EXIT") return static_cast<int>(i + 1);
     }
     return std::nullopt;
   };
@@ -53,8 +62,8 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
   std::string kernel, line;
   std::vector<op> ops;
   auto finish = [&]() {
-    if (!kernel.empty()) {
-      if (const auto n = path_of(ops)) paths[kernel] = *n;
+    if (!kernel.empty() && paths != nullptr) {
+      if (const auto n = path_of(ops)) (*paths)[kernel] = *n;
     }
     kernel.clear();
     ops.clear();
@@ -63,10 +72,14 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
     const auto code = line.find("code for sm_");
     if (code != std::string::npos) {
       finish();
-      std::istringstream words(line.substr(code + 9));
-      std::string name;
-      words >> name;
-      arch = name == wanted;
+      // "sm_90", "sm_90a", "sm_100f": the digits
+      int number = 0;
+      for (std::size_t i = code + 12;
+           i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) != 0; ++i) {
+        number = number * 10 + (line[i] - '0');
+      }
+      paths = &by_arch[number];
+      arch = number > 0;
       continue;
     }
     const auto function = line.find("Function : ");
@@ -76,10 +89,15 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
       continue;
     }
     if (kernel.empty()) continue;
-    // an instruction: "/*0090*/   @P0 EXIT ;   /* 0x... */"
+    // an instruction: "/*0090*/   @P0 EXIT ;   /* 0x... */" (an address of 4 hex digits or more)
     const auto open = line.find("/*");
-    if (open == std::string::npos || line.compare(open + 6, 2, "*/") != 0) continue;
-    std::istringstream words(line.substr(open + 8));
+    if (open == std::string::npos) continue;
+    const auto close = line.find("*/", open + 2);
+    if (close == std::string::npos || close < open + 6 ||
+        line.find_first_not_of("0123456789abcdef", open + 2) != close) {
+      continue;
+    }
+    std::istringstream words(line.substr(close + 2));
     op o{"", false};
     words >> o.name;
     if (!o.name.empty() && o.name[0] == '@') {
@@ -90,7 +108,11 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
     ops.push_back(o);
   }
   finish();
-  return paths;
+  if (const auto exact = by_arch.find(sm); exact != by_arch.end()) return exact->second;
+  for (auto it = by_arch.rbegin(); it != by_arch.rend(); ++it) {
+    if (it->first < sm && it->first / 10 == sm / 10) return it->second;
+  }
+  return {};
 }
 
 /// The table of the binary at `executable` (`<executable>.sass`), empty where the build wrote

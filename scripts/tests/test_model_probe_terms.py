@@ -201,3 +201,18 @@ def test_a_copy_strided_on_both_sides_pays_the_share_its_own_probes_measured():
     q = model_params.Params(**{**vars(p), "pages": curves})
     assert model_bounds.bounds(q, both)[model_bounds.DRAM] == \
         pytest.approx(dram * 0.5 / (base + 0.3 * dram / 2 * 3e-4))
+
+
+def test_the_instruction_slots_are_found_again_when_a_parameter_changes():
+    p = params()
+    rows = pd.DataFrame([{"name": f"model/instructions/f32/extra:{n - 29}", "gbs": g,
+                          "model_dram_bytes": 8e6, "model_warp_instructions": float(n)}
+                         for n, g in ((33, 2000.0), (61, 1800.0))])
+    q = model_params.Params(**{**vars(p), "instruction_probes": model_instructions.probes_from(rows)})
+    first = model_bounds.instruction_slots(q)
+    assert model_bounds.instruction_slots(q) is first  # kept
+    again = model_params.Params(**vars(q))  # the fields copy, the cache with them, still right
+    assert model_bounds.instruction_slots(again) is first
+    q.block_rate = 0.8  # fewer block starts: each slot found again, shorter
+    changed = model_bounds.instruction_slots(q)
+    assert changed is not first and all(changed.slots < first.slots)

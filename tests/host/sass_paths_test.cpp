@@ -45,6 +45,14 @@ arch = sm_90
         /*01f0*/              @!P0 EXIT ;                                 /* 0x000000000000094d */
         /*02a0*/                   REDG.E.ADD.64.STRONG.GPU desc[UR4][R4.64], R2 ;
         /*02b0*/                   EXIT ;                                 /* 0x000000000000794d */
+		Function : _Z6copy2xPKfPf
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDG.E R3, desc[UR6][R2.64] ;           /* 0x0000000602037981 */
+        /*0010*/                   LDG.E R5, desc[UR6][R4.64] ;           /* 0x0000000602037981 */
+        /*0020*/                   STG.E desc[UR6][R6.64], R3 ;           /* 0x0000000304007986 */
+        /*0030*/               @P0 EXIT ;                                 /* 0x000000000000094d */
+        /*0040*/                   STG.E desc[UR6][R8.64], R5 ;           /* 0x0000000304007986 */
+        /*10000*/                  EXIT ;                                 /* 0x000000000000794d */
 		Function : _Z5emptyv
 	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
         /*0000*/                   EXIT ;                                 /* 0x000000000000794d */
@@ -54,7 +62,9 @@ arch = sm_90
 TEST(SassPaths, CountsToTheFirstExitPastTheLoadAndTheStoreWithoutNops) {
   std::istringstream listing(kListing);
   const auto paths = gmb::sass_paths(listing, 90);
-  ASSERT_EQ(paths.size(), 3u);
+  ASSERT_EQ(paths.size(), 4u);
+  // an unrolled copy: not the early exit before its second store (a 5-digit address too)
+  EXPECT_EQ(paths.at("_Z6copy2xPKfPf"), 6);
   // not the early exits before the load and before the store: LDC S2UR @P0-EXIT LDG
   // @P0-EXIT STG BRA EXIT
   EXPECT_EQ(paths.at("_Z4copyPKfPf"), 8);
@@ -63,11 +73,23 @@ TEST(SassPaths, CountsToTheFirstExitPastTheLoadAndTheStoreWithoutNops) {
   EXPECT_EQ(paths.at("_Z5emptyv"), 1);  // no load: the first unpredicated exit
 }
 
-TEST(SassPaths, ReadsOnlyTheRunningArchitecture) {
+TEST(SassPaths, ReadsTheCodeTheRunningGpuRuns) {
   std::istringstream listing(kListing);
   EXPECT_EQ(gmb::sass_paths(listing, 80).at("_Z4copyPKfPf"), 2);
+  std::istringstream newer(kListing);  // an 8.6 GPU runs the 8.0 code, a 10.0 GPU neither
+  EXPECT_EQ(gmb::sass_paths(newer, 86).at("_Z4copyPKfPf"), 2);
   std::istringstream again(kListing);
   EXPECT_TRUE(gmb::sass_paths(again, 100).empty());
+  std::istringstream suffixed("\tcode for sm_90a\n\t\tFunction : _Z1kv\n"
+                              "        /*0000*/                   EXIT ;\n");
+  EXPECT_EQ(gmb::sass_paths(suffixed, 90).at("_Z1kv"), 1);
+}
+
+TEST(SassPaths, ShortOrOddCommentLinesAreNotInstructions) {
+  std::istringstream listing(
+      "\tcode for sm_90\n\t\tFunction : _Z1kv\n/*\n/* 12 */\n/*zz*/ EXIT ;\n"
+      "        /*0000*/                   EXIT ;\n");
+  EXPECT_EQ(gmb::sass_paths(listing, 90).at("_Z1kv"), 1);
 }
 
 TEST(SassPaths, AMissingListingIsAnEmptyTable) {

@@ -244,13 +244,17 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
 
 def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
     """The block slot by a warp's instructions from the run's instruction probes: each probe's
-    slot is the one with which this module's latency bound of the f32 copy gives its GB/s
-    (kept on `p` once found)."""
+    slot is the one with which this module's latency bound of the f32 copy gives its GB/s.
+    Kept on `p` with the parameters they were found from (the very objects: the cache holds
+    them), found again when any of them has changed."""
     if not p.instruction_probes:
         return None
-    cached = p.__dict__.get("_instruction_slots")
-    if cached is None or cached[0] is not p.instruction_probes:
-        plain = dataclasses.replace(p, instruction_probes=None)
+    inputs = tuple(getattr(p, f.name) for f in dataclasses.fields(p)
+                   if f.name != "instruction_slots_cache")
+    cached = p.instruction_slots_cache
+    if cached is None or len(cached[0]) != len(inputs) or \
+            any(a is not b for a, b in zip(cached[0], inputs)):
+        plain = dataclasses.replace(p, instruction_probes=None, instruction_slots_cache=None)
 
         def bound(slot: float, dram: float) -> float:
             copy = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
@@ -258,8 +262,8 @@ def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
             found = bounds(dataclasses.replace(plain, load_slot_ns=slot), copy)
             return found.get(LATENCY, math.nan)
 
-        cached = (p.instruction_probes, model_instructions.slots_from(p.instruction_probes, bound))
-        p.__dict__["_instruction_slots"] = cached
+        cached = (inputs, model_instructions.slots_from(p.instruction_probes, bound))
+        p.instruction_slots_cache = cached
     return cached[1]
 
 

@@ -100,6 +100,8 @@ class Params:
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
     instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
+    # the slots model_bounds.instruction_slots found from them, with what they were found from
+    instruction_slots_cache: tuple | None = field(default=None, compare=False, repr=False)
     store_part_ns: float | None = None  # stores off their sectors (model_stores)
     chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
