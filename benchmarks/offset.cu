@@ -50,11 +50,17 @@ void add_ops(environment& env, std::size_t threads, std::size_t off, bool all_op
       mapped_case<T, cache_op::kDefault, Ilp>(env, name("copy"), threads, shifted, shifted));
 }
 
+/// Equal work at every offset: the array's elements of T less room for the largest shift, in
+/// whole blocks.
+template <class T>
+std::size_t offset_threads(const environment& env) {
+  const std::size_t n = env.array_bytes() / sizeof(T);
+  return (n - kMaxOffsetBytes / sizeof(T)) / kMappedBlock * kMappedBlock;
+}
+
 template <class T>
 void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
-  const std::size_t n = env.array_bytes() / sizeof(T);
-  // Equal work at every offset: leave room for the largest shift, in whole blocks.
-  const std::size_t threads = (n - kMaxOffsetBytes / sizeof(T)) / kMappedBlock * kMappedBlock;
+  const std::size_t threads = offset_threads<T>(env);
   for (std::size_t off : offsets(sizeof(T), s)) add_ops<T, 1>(env, threads, off, true, cases);
   // Four elements per thread: the pattern's cost with latency hidden. Quick: f32 copy (the
   // guide's experiment).
@@ -71,12 +77,10 @@ std::vector<bench_case> offset_calibration_cases(environment& env) {
   // model/offset/f32/copy/off:3/ilp:4: the family's copy at an offset the quick sweep does not
   // run, four per thread: loads and stores 12 B off their sectors (each warp store 5 sectors,
   // two of them in part) at the DRAM's pace: what such stores cost it
-  const std::size_t n = env.array_bytes() / sizeof(float);
-  const std::size_t threads = (n - kMaxOffsetBytes / sizeof(float)) / kMappedBlock * kMappedBlock;
   std::vector<bench_case> cases;
   cases.push_back(mapped_case<float, cache_op::kDefault, 4>(
-      env, bench_name("model", "offset/f32/copy", {{"off", 3}, {"ilp", 4}}), threads,
-      offset_map{3}, offset_map{3}));
+      env, bench_name("model", "offset/f32/copy", {{"off", 3}, {"ilp", 4}}),
+      offset_threads<float>(env), offset_map{3}, offset_map{3}));
   return cases;
 }
 

@@ -58,7 +58,6 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
     }
     return std::nullopt;
   };
-  bool arch = false;
   std::string kernel, line;
   std::vector<op> ops;
   auto finish = [&]() {
@@ -78,14 +77,13 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
            i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) != 0; ++i) {
         number = number * 10 + (line[i] - '0');
       }
-      paths = &by_arch[number];
-      arch = number > 0;
+      paths = number > 0 ? &by_arch[number] : nullptr;
       continue;
     }
     const auto function = line.find("Function : ");
     if (function != std::string::npos) {
       finish();
-      if (arch) std::istringstream(line.substr(function + 11)) >> kernel;
+      if (paths != nullptr) std::istringstream(line.substr(function + 11)) >> kernel;
       continue;
     }
     if (kernel.empty()) continue;
