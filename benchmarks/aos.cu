@@ -77,7 +77,29 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
       kernel_id(soa_fields<kF, cache_op::kDefault>)));
 }
 
+/// model/mix/f32/reads:K: K arrays of f32 read, one written, each coalesced (the SoA kernel
+/// over K fields): what DRAM gives a stream of reads with a write share of 1 / (K + 1).
+template <unsigned K>
+bench_case mix_case(environment& env) {
+  const std::size_t n = env.array_bytes() / (4 * K) / kAosBlock * kAosBlock;
+  const unsigned grid = static_cast<unsigned>(n / kAosBlock);
+  auto kernel = soa_fields<K, cache_op::kDefault>;
+  return xor_case(
+      bench_name("model", "mix/f32", {{"reads", K}}),
+      [=](environment& e) {
+        kernel<<<grid, kAosBlock, 0, e.stream()>>>(e.in().data<const float>(),
+                                                   e.out().data<std::uint32_t>(), n);
+      },
+      mapped_xor_words<soa_map>{kInputPattern, {n, K}, n},
+      predict_traffic(soa_map{n, K}, n, 4, access_kind::kLoad), 4.0 * K * n, kernel_id(kernel));
+}
+
 }  // namespace
+
+std::vector<bench_case> mix_calibration_cases(environment& env) {
+  // write shares of 1/6, 1/8 and 1/13: between the SoA family's (1/2 to 1/17, all its own)
+  return {mix_case<5>(env), mix_case<7>(env), mix_case<12>(env)};
+}
 
 std::vector<bench_case> aos_cases(environment& env, sweep) {
   std::vector<bench_case> cases;

@@ -96,6 +96,14 @@ bench_case instruction_case(environment& env) {
       });
 }
 
+/// model/copy/<type>/ilp:16: the copy with sixteen elements per thread in flight.
+template <class T>
+bench_case deep_copy_case(environment& env) {
+  return copy_case<T, 16>(
+      env, bench_name("model", std::string("copy/") + element_traits<T>::kName, {{"ilp", 16u}}),
+      grid_kind::kFull);
+}
+
 template <class T, unsigned Ilp>
 void add_cases(environment& env, std::vector<bench_case>& cases) {
   const std::size_t tiles = tiles_of<T, Ilp>(env);
@@ -196,6 +204,11 @@ std::vector<bench_case> instruction_calibration_cases(environment& env) {
   cases.push_back(instruction_case<32>(env));
   cases.push_back(instruction_case<64>(env));
   return cases;
+}
+
+std::vector<bench_case> copy_depth_calibration_cases(environment& env) {
+  // 64, 128 and 256 B per thread: past the sweep's 4 to 128 B, none of its kernels
+  return {deep_copy_case<float>(env), deep_copy_case<double>(env), deep_copy_case<float4>(env)};
 }
 
 std::vector<bench_case> coalesced_cases(environment& env, sweep) {

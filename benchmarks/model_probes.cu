@@ -28,7 +28,11 @@
 //   slot costs per instruction (its model_warp_instructions);
 // - model/offset/f32/copy/off:3/ilp:4 (benchmarks/offset.cu): the offset copy, four per
 //   thread, 12 B off (the quick sweep runs 4, 8, 124 B ...): what DRAM pays for a stream whose
-//   warp stores each write two sectors in part.
+//   warp stores each write two sectors in part;
+// - model/mix/f32/reads:K (benchmarks/aos.cu), K = 5, 7, 12: K arrays read and one written,
+//   coalesced (the SoA kernel): what DRAM gives a mix of reads with a write share of 1/(K+1);
+// - model/copy/f32|f64|f32x4/ilp:16 (benchmarks/coalesced.cu): the copy on a block per tile
+//   with 64, 128 and 256 B per thread in flight: what DRAM gives a copy that deep.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -41,7 +45,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
   for (auto probes : {chase_calibration_cases, working_set_calibration_cases,
                       constant_calibration_cases, bulk_calibration_cases, reduce_calibration_cases,
                       loaded_calibration_cases, stride_calibration_cases,
-                      instruction_calibration_cases, offset_calibration_cases}) {
+                      instruction_calibration_cases, offset_calibration_cases,
+                      mix_calibration_cases, copy_depth_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

@@ -75,7 +75,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   // from sm_90 on); the six reduce rungs' trees alone, 8 and 1 blocks per SM; the loaded chase
   // at 7 loads of reads and 6 of copies (those below every SM but the chase's); f32 reads,
   // writes and both at 7 strides; the f32 copy with 4 counts of instructions more; the misaligned
-  // stores' copy.
+  // stores' copy; three mixes of reads and writes; three copies 16 deep.
   int l2_probes = 0;
   for (std::size_t set : {5 * kMiB / 4, 10 * kMiB, 20 * kMiB}) {
     l2_probes += env_->array_bytes() >= set && 2 * set <= env_->device().l2_bytes ? 1 : 0;
@@ -84,7 +84,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   for (unsigned k : {8, 24, 40, 56, 80, 112, 128, 8, 24, 48, 80, 112, 128}) {
     loaded += k + 1 < static_cast<unsigned>(env_->device().sms) ? 1 : 0;
   }
-  EXPECT_EQ(per_family["model"], 3 * 2 + 3 + 1 + l2_probes + 3 + 6 * 2 + loaded + 7 * 3 + 4 + 1);
+  EXPECT_EQ(per_family["model"], 3 * 2 + 3 + 1 + l2_probes + 3 + 6 * 2 + loaded + 7 * 3 + 4 + 1 +
+                                     3 + 3);
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
   // Read and copy cases (less those the registers cannot hold), block-slot cases.
   // ... and cp.async reads (sm_80 on; skipped before): 4-B words at 2 and 8 blocks of 256 per
@@ -120,6 +121,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     if (starts_with(c.name, "model/constant/")) family = "constant";
     if (starts_with(c.name, "model/bulk/")) family = "bulk";
     if (starts_with(c.name, "model/instructions/")) family = "copy";
+    if (starts_with(c.name, "model/copy/")) family = "copy";
+    if (starts_with(c.name, "model/mix/")) family = "soa";
     // ... and by its family's name
     const std::string bare = starts_with(c.name, "model/") ? c.name.substr(6) : c.name;
     if (family == "aos" || family == "soa" || family == "aos_staged") {

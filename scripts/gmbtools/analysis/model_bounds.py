@@ -146,6 +146,9 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
                                      model_pages.share(p.pages, "both" if both else "write",
                                                        s.write_step),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
+    if ns_per_byte and p.mix is not None and s.op == "copy" and s.grid == "full" and \
+            s.store_bytes_per_thread is None and s.read_step is None and s.write_step is None:
+        ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)  # a plain copy's depth (model_mix)
     roof = s.efficiency / ns_per_byte if ns_per_byte else math.inf  # what loads the queues
     if ns_per_byte and s.store_extra and p.store_part_ns and reads + writes > 0:
         # stores off their sectors take DRAM longer, not its queues (model_stores)
@@ -219,7 +222,7 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         start = p.sms / p.block_rate if p.block_rate else 0.0
         load_slot = p.load_slot_ns or 0.0
-        slots = instruction_slots(p) if s.instructions and s.rounds == 1 and s.op == "copy" \
+        slots = instruction_slots(p) if s.instructions and s.op == "copy" \
             else None
         if slots is not None:  # the probes are copies: a block that loads and stores
             load_slot = slots.slot(s.instructions)

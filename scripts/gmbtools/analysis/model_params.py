@@ -25,6 +25,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 | `bulk_latency` | one bulk copy at a time: ns per copy against its bytes, a line (`model_bulk`) | `model/bulk/latency/bytes:1536`, `…:49152` |
 | `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
+| `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/copy/{f32,f64,f32x4}/ilp:16` |
 | `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
@@ -37,8 +38,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_onchip,
-                               model_pages, model_stores, model_streams, model_trees)
+from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_mix,
+                               model_onchip, model_pages, model_stores, model_streams,
+                               model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -103,6 +105,7 @@ class Params:
     # the slots model_bounds.instruction_slots found from them, with what they were found from
     instruction_slots_cache: tuple | None = field(default=None, compare=False, repr=False)
     store_part_ns: float | None = None  # stores off their sectors (model_stores)
+    mix: model_mix.MixTerms | None = None  # mixes off the straight line, deep copies
     chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
@@ -120,8 +123,8 @@ class Params:
         turnaround that makes an equal mix run at the copy's rate (never negative), plus the
         page term: `read_scatter` and `write_scatter` (0 to 1) are how far the accesses are from
         streaming (0) to one per DRAM page (1), each costing its share of the scattered
-        accesses' extra time. A persistent grid streams at the rates of its own kind, of its
-        words' width (`model_streams`)."""
+        accesses' extra time; a mix pays its factor (`model_mix`). A persistent grid streams
+        at the rates of its own kind, of its words' width (`model_streams`)."""
         if not (self.read_gbs and self.write_gbs and self.copy_gbs):
             return None
         read_gbs, write_gbs, copy_gbs = self.read_gbs, self.write_gbs, self.copy_gbs
@@ -135,6 +138,8 @@ class Params:
             return None
         ns = (read_bytes / read_gbs + write_bytes / write_gbs
               + turn * min(read_bytes, write_bytes))
+        if self.mix is not None:  # the mix's own factor off the straight line (model_mix)
+            ns *= self.mix.mix(write_bytes / total)
         if read_scatter and self.scatter_read is None or write_scatter and self.scatter_write is None:
             return None
         ns += read_bytes * read_scatter * (self.scatter_read or 0.0)
@@ -211,6 +216,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
+    take("mix", model_mix.terms_from(ok, p), model_mix.MIX_PROBES + "*")
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]

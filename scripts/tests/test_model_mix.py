@@ -1,0 +1,65 @@
+"""The mix and depth terms (model_mix): a mix of reads and writes pays the factor its probes
+measured off the straight line between the read's, the copy's and the write's rates, and a
+plain copy the factor of its depth; each on numbers whose answer is known by hand."""
+
+import pandas as pd
+import pytest
+
+from test_model import params
+
+from gmbtools.analysis import model_bounds, model_mix, model_params
+from gmbtools.analysis.model_bounds import Shape
+
+
+def _probes(p, mixes: dict, depths: dict) -> pd.DataFrame:
+    """Probe rows: reads:K at `factor` times the straight line's time; copies of `bytes` per
+    thread at `factor` times memcpy's."""
+    rows = []
+    for reads, factor in mixes.items():
+        share = 1 / (reads + 1)
+        rows.append({"name": f"{model_mix.MIX_PROBES}{reads}",
+                     "gbs": 1 / (factor * p.dram_ns_per_byte(1 - share, share))})
+    words = {64: "f32", 128: "f64", 256: "f32x4"}
+    for depth, factor in depths.items():
+        rows.append({"name": f"{model_mix.DEPTH_PROBES}{words[depth]}/ilp:16",
+                     "gbs": p.copy_gbs / factor})
+    return pd.DataFrame(rows)
+
+
+def test_a_mix_pays_the_factor_its_probes_measured_between_them_and_none_at_the_ends():
+    p = params()
+    terms = model_mix.terms_from(_probes(p, {5: 1.06, 12: 1.02}, {}), p)
+    assert terms.shares == pytest.approx((1 / 13, 1 / 6))
+    assert terms.mix(1 / 6) == pytest.approx(1.06)
+    assert terms.mix(1 / 13) == pytest.approx(1.02)
+    assert terms.mix(0.0) == 1.0 and terms.mix(0.5) == 1.0 and terms.mix(0.8) == 1.0
+    # halfway between 1/6 and 1/2 the factor is halfway to 1
+    assert terms.mix((1 / 6 + 0.5) / 2) == pytest.approx(1.03)
+    straight = p.dram_ns_per_byte(0.8, 0.2)
+    q = model_params.Params(**{**vars(p), "mix": terms})
+    assert q.dram_ns_per_byte(0.8, 0.2) == pytest.approx(straight * terms.mix(0.2))
+    assert q.dram_ns_per_byte(1.0, 1.0) == pytest.approx(p.dram_ns_per_byte(1.0, 1.0))
+
+
+def test_a_plain_copy_pays_the_factor_of_its_depth_and_other_shapes_none():
+    p = params()
+    terms = model_mix.terms_from(_probes(p, {}, {64: 1.04, 256: 1.08}), p)
+    assert terms.depth(16.0) == 1.0 and terms.depth(4.0) == 1.0
+    assert terms.depth(64.0) == pytest.approx(1.04)
+    assert terms.depth(32.0) == pytest.approx(1.02)  # halfway in log2 between 16 and 64 B
+    assert terms.depth(128.0) == pytest.approx(1.06)
+    assert terms.depth(1024.0) == pytest.approx(1.08)  # flat past the deepest
+    q = model_params.Params(**{**vars(p), "mix": terms})
+    deep = Shape(op="copy", load_bytes_per_thread=64.0, grid="full", dram_bytes=1e9,
+                 efficiency=1.0, ld_sectors_per_req=4.0)
+    assert model_bounds.bounds(q, deep)[model_bounds.DRAM] == pytest.approx(p.copy_gbs / 1.04)
+    persistent = Shape(**{**vars(deep), "grid": "persistent"})
+    assert model_bounds.bounds(q, persistent)[model_bounds.DRAM] == \
+        pytest.approx(model_bounds.bounds(p, persistent)[model_bounds.DRAM])
+
+
+def test_without_probes_or_rates_there_is_no_term():
+    p = params()
+    assert model_mix.terms_from(pd.DataFrame([{"name": "copy/f32/ilp:1/grid:full",
+                                               "gbs": 1.0}]), p) is None
+    assert model_mix.terms_from(_probes(p, {5: 1.1}, {}), params(copy_gbs=None)) is None
