@@ -9,7 +9,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
   loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
-  warp's round (`Shape.lines_per_round`), plus, for a persistent grid, the warp's own round
+  warp's round (`Shape.lines_per_round`; the idle wait, as much longer as the loaded latency
+  is), plus, for a persistent grid, the warp's own round
   (loop and address), for a grid of one block per tile, the time an empty block holds its
   slot and the wait for its turn among the SM's block starts, and for a reduce rung's block its
   tree in shared memory, longer the more trees share the SM (`model_trees`). The
@@ -91,7 +92,8 @@ class Shape:
         """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
         only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2),
         each load apart, at most the lines of the distinct bytes the round brings (loads of
-        one structure's fields share theirs) unless the loads are a block apart; loads that go
+        one structure's fields share theirs), never fewer than one load's own (a gather's
+        lanes in lines other warps also read), unless the loads are a block apart; loads that go
         past the L1 (`requests`, `l1_reuse` off) each wait for their own lines."""
         loads = max(1.0, self.load_bytes_per_thread / self.word_bytes)
         if self.read_step is not None:
@@ -104,7 +106,7 @@ class Shape:
         if self.spread_loads:
             return lines
         distinct = 32 * self.load_bytes_per_thread / max(self.efficiency, 1e-9)
-        return min(lines, max(1.0, math.ceil(distinct / 128 - 1e-9)))
+        return min(lines, max(per_load, math.ceil(distinct / 128 - 1e-9)))
 
     @property
     def factor(self) -> float:
@@ -213,7 +215,9 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B would
     pass the roof but the run has no DRAM bound), and a reduce rung's tree time there."""
     threads = s.resident_threads or p.threads_per_sm
-    slot = (p.line_ns or 0.0) * (s.lines_per_round - 1)
+    # each further line's wait, measured idle, grows as the loaded latency does
+    lines_ns = (p.line_ns or 0.0) * (s.lines_per_round - 1)
+    slot = 0.0
     if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
         slot += p.bulk_chunk_ns
     elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
@@ -240,8 +244,10 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     def tree_ns(gbs: float) -> float:  # a reduce rung's tree at the round `gbs` gives
         return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
 
-    gbs = solve(bif, p.sms, peak, logical_curve, factor=factor,
-                extra_ns=(lambda b: slot + tree_ns(b)) if tree else slot)
+    def extra(b: float) -> float:
+        return slot + tree_ns(b) + lines_ns * logical_curve.latency(b) / logical_curve.idle_ns
+
+    gbs = solve(bif, p.sms, peak, logical_curve, factor=factor, extra_ns=extra)
     return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))
 
 
