@@ -60,9 +60,9 @@ def terms_from(rows: pd.DataFrame, params) -> MixTerms | None:
     mixes, depths, names = {}, {}, []
     for _, row in rows.loc[rows["name"].astype(str).str.startswith(MIX_PROBES)].iterrows():
         gbs = pd.to_numeric(row.get("gbs"), errors="coerce")
-        reads = int(str(row["name"]).rsplit(":", 1)[1])
-        if pd.notna(gbs) and gbs > 0:
-            share = 1.0 / (reads + 1)
+        reads = str(row["name"])[len(MIX_PROBES):]
+        if reads.isdigit() and pd.notna(gbs) and gbs > 0:
+            share = 1.0 / (int(reads) + 1)
             mixes[share] = (1.0 / gbs) / params.dram_ns_per_byte(1.0 - share, share)
             names.append(str(row["name"]))
     pattern = re.compile(re.escape(DEPTH_PROBES) + r"(\w+)/ilp:(\d+)$")
