@@ -17,7 +17,7 @@ def test_one_gathered_load_waits_for_every_line_its_lanes_touch():
     gather = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=1e9,
                    efficiency=1.0, ld_sectors_per_req=22.0)
     assert gather.lines_per_round == 6
-    # a structure's four fields, 4 B each: four loads that share the 4 lines of 512 B
+    # as before: a structure's four fields, 4 B each, are four loads sharing 4 lines of 512 B
     fields = Shape(op="copy", load_bytes_per_thread=16.0, grid="full", dram_bytes=1e9,
                    efficiency=1.0, ld_sectors_per_req=16.0)
     assert fields.lines_per_round == 4

@@ -39,6 +39,9 @@ def test_a_mix_pays_the_factor_its_probes_measured_between_them_and_none_at_the_
     q = model_params.Params(**{**vars(p), "mix": terms})
     assert q.dram_ns_per_byte(0.8, 0.2) == pytest.approx(straight * terms.mix(0.2))
     assert q.dram_ns_per_byte(1.0, 1.0) == pytest.approx(p.dram_ns_per_byte(1.0, 1.0))
+    # a persistent grid streams at its own rates, with no factor
+    assert q.dram_ns_per_byte(0.8, 0.2, persistent=True) == \
+        pytest.approx(p.dram_ns_per_byte(0.8, 0.2, persistent=True))
 
 
 def test_a_plain_copy_pays_the_factor_of_its_depth_and_other_shapes_none():
@@ -51,11 +54,14 @@ def test_a_plain_copy_pays_the_factor_of_its_depth_and_other_shapes_none():
     assert terms.depth(1024.0) == pytest.approx(1.08)  # flat past the deepest
     q = model_params.Params(**{**vars(p), "mix": terms})
     deep = Shape(op="copy", load_bytes_per_thread=64.0, grid="full", dram_bytes=1e9,
-                 efficiency=1.0, ld_sectors_per_req=4.0)
+                 efficiency=1.0, ld_sectors_per_req=4.0, spread_loads=True)
     assert model_bounds.bounds(q, deep)[model_bounds.DRAM] == pytest.approx(p.copy_gbs / 1.04)
-    persistent = Shape(**{**vars(deep), "grid": "persistent"})
-    assert model_bounds.bounds(q, persistent)[model_bounds.DRAM] == \
-        pytest.approx(model_bounds.bounds(p, persistent)[model_bounds.DRAM])
+    # a persistent grid, a tile that loads its bytes together (a transpose's), a strided copy
+    for other in ({"grid": "persistent"}, {"spread_loads": False},
+                  {"read_step": 16.0, "spread_loads": False}):
+        shape = Shape(**{**vars(deep), **other})
+        assert model_bounds.bounds(q, shape)[model_bounds.DRAM] == \
+            pytest.approx(model_bounds.bounds(p, shape)[model_bounds.DRAM])
 
 
 def test_without_probes_or_rates_there_is_no_term():

@@ -5,7 +5,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 
 - `dram`: DRAM moves the kernel's DRAM bytes (the traffic model's `model_dram_bytes`) at the
   rate of its mix of reads and writes (`Params.dram_ns_per_byte`), strided or scattered
-  accesses paying their share of the page term (`model_pages`).
+  accesses paying their share of the page term (`model_pages`), a plain copy on a block per
+  tile its depth's factor (`model_mix`).
 - `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
   loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
@@ -149,8 +150,8 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
                                                        s.write_step),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
     if ns_per_byte and p.mix is not None and s.op == "copy" and s.grid == "full" and \
-            s.store_bytes_per_thread is None and s.read_step is None and s.write_step is None:
-        ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)  # a plain copy's depth (model_mix)
+            s.spread_loads:  # a plain copy's depth: its loads a block apart (model_mix)
+        ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)
     roof = s.efficiency / ns_per_byte if ns_per_byte else math.inf  # what loads the queues
     if ns_per_byte and s.store_extra and p.store_part_ns and reads + writes > 0:
         # stores off their sectors take DRAM longer, not its queues (model_stores)
@@ -245,7 +246,9 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
         return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
 
     def extra(b: float) -> float:
-        return slot + tree_ns(b) + lines_ns * logical_curve.latency(b) / logical_curve.idle_ns
+        lines = lines_ns * logical_curve.latency(b) / max(logical_curve.idle_ns, 1e-9) \
+            if lines_ns else 0.0
+        return slot + tree_ns(b) + lines
 
     gbs = solve(bif, p.sms, peak, logical_curve, factor=factor, extra_ns=extra)
     return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))

@@ -10,8 +10,10 @@ threads queue (docs/model.md, reads and writes mixed).
   (no probe there).
 - Depth: the calibration's `model/copy/f32|f64|f32x4/ilp:16` copy 64, 128 and 256 B per
   thread on a block per tile; each one's time per byte over `ref/memcpy_d2d`'s is its factor;
-  a plain copy's factor is linear in log2 of its bytes per thread between 16 B (1: the
-  sweep's shallow copies run at memcpy's rate) and the probes, flat past the deepest.
+  a plain copy's factor (the copy and vector families on a block per tile: a thread's loads
+  a block apart, as the probes') is linear in log2 of its bytes per thread between 16 B (1:
+  the sweep's shallow copies run at memcpy's rate) and the probes, flat past the deepest.
+  Persistent grids keep their own streams' rates (`model_streams`), with neither factor.
 """
 
 import math
@@ -25,6 +27,7 @@ MIX_PROBES = "model/mix/f32/reads:"
 DEPTH_PROBES = "model/copy/"
 WORD_BYTES = {"f32": 4, "f64": 8, "f32x2": 8, "f32x4": 16}
 SHALLOW = 16.0  # bytes per thread at which a copy runs at memcpy's rate
+SOURCES = MIX_PROBES + "*, " + DEPTH_PROBES + "*/ilp:16"
 
 
 @dataclass(frozen=True)

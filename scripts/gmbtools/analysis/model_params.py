@@ -124,7 +124,7 @@ class Params:
         page term: `read_scatter` and `write_scatter` (0 to 1) are how far the accesses are from
         streaming (0) to one per DRAM page (1), each costing its share of the scattered
         accesses' extra time; a mix pays its factor (`model_mix`). A persistent grid streams
-        at the rates of its own kind, of its words' width (`model_streams`)."""
+        at the rates of its own kind, of its words' width (`model_streams`), with no factor."""
         if not (self.read_gbs and self.write_gbs and self.copy_gbs):
             return None
         read_gbs, write_gbs, copy_gbs = self.read_gbs, self.write_gbs, self.copy_gbs
@@ -138,7 +138,7 @@ class Params:
             return None
         ns = (read_bytes / read_gbs + write_bytes / write_gbs
               + turn * min(read_bytes, write_bytes))
-        if self.mix is not None:  # the mix's own factor off the straight line (model_mix)
+        if self.mix is not None and not persistent:  # off the straight line (model_mix)
             ns *= self.mix.mix(write_bytes / total)
         if read_scatter and self.scatter_read is None or write_scatter and self.scatter_write is None:
             return None
@@ -196,6 +196,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         p.streams = streams
         p.sources.update({f"streams/{op}/{width}": name
                           for (op, width), name in streams.names.items()})
+    # before the page terms, which are fitted against the line with the mix's factor on it
+    take("mix", model_mix.terms_from(ok, p), model_mix.SOURCES)
     model_pages.scatter_terms(p, ok, take)
     take("pages", model_pages.curves_from(p, ok), model_pages.PROBES.format("*") + "*")
     _round_term(p, value, take)
@@ -216,7 +218,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
-    take("mix", model_mix.terms_from(ok, p), model_mix.MIX_PROBES + "*")
     l2 = _l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
