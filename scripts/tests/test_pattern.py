@@ -612,7 +612,7 @@ def test_the_model_predicts_the_committed_patterns_within_5_percent_but_its_name
             assert e.bound in e.model_bounds  # the model's bound, not the fallback's
             ratios[(e.op, e.expression)] = e.gbs / e.predicted_gbs
     assert len(ratios) == 17
-    assert ratios[("gather", KNOWN_MISS)] < 0.9
+    assert ratios[("gather", KNOWN_MISS)] < 1 - 0.05  # still named as a miss in the docs
     assert all(abs(r - 1) <= 0.05 for key, r in ratios.items() if key[1] != KNOWN_MISS), ratios
 
 
