@@ -22,7 +22,8 @@
 //   80, 112, 128; the full sweep runs every 8th K): the latency under load;
 // - model/stride/f32/read|write|both/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96,
 //   192: strided reads, writes and both at steps between the quick sweep's (the full sweep runs
-//   those to 32): the DRAM's page term, one side and both;
+//   those to 32): the DRAM's page term, one side and both; reads and writes also at S = 384,
+//   768, 1536 (1.5 to 6 KiB, between the sweep's powers of two): the steps past a page;
 // - model/instructions/f32/extra:K (benchmarks/coalesced.cu), K = 4, 16, 32, 64: the f32 copy
 //   on a block per tile with K more instructions per warp before its load: what a block's
 //   slot costs per instruction (its model_warp_instructions);

@@ -8,6 +8,7 @@
 // read at s = 1 ... 32 in powers of two, 128 and 1024). Names: stride/f32/read/s:8,
 // stride/f32/read/s:8/ilp:4. The model family's strided probes are made here:
 // model/stride/f32/read/s:12.
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -23,6 +24,7 @@ namespace {
 
 constexpr std::size_t kUsefulBytes = 64 * kMiB;
 constexpr std::size_t kMemoryReserve = 1024 * kMiB;  // left free for the driver and checks
+constexpr std::size_t kLongestProbeSpan = 48 * 1024 * kMiB;  // the widest probe's strided bytes
 
 std::vector<std::size_t> strides(sweep s) {
   std::vector<std::size_t> list;
@@ -85,18 +87,23 @@ void add_type(environment& env, sweep s, std::vector<bench_case>& cases) {
 
 std::vector<bench_case> stride_calibration_cases(environment& env) {
   // f32 reads, writes and both at steps of 40 B to 768 B that the quick sweep does not run:
-  // the DRAM's cost of a step between the ones it runs (its powers of two).
+  // the DRAM's cost of a step between the ones it runs (its powers of two); reads and writes
+  // also at 1.5, 3 and 6 KiB, past a page, where a step costs more than a random access. Those
+  // read fewer elements, so that no span passes 48 GiB.
   const std::size_t budget = stride_budget();
-  const std::size_t threads = kUsefulBytes / sizeof(float);
   const strided_map unit{1};
   std::vector<bench_case> cases;
-  for (std::size_t st : {10, 12, 20, 24, 48, 96, 192}) {
+  for (std::size_t st : {10, 12, 20, 24, 48, 96, 192, 384, 768, 1536}) {
+    const std::size_t threads =
+        std::min(kUsefulBytes / sizeof(float), kLongestProbeSpan / (st * sizeof(float)));
     const strided_map spread{st};
     const std::size_t span = threads * st * sizeof(float);
     if (span > env.array_bytes() && span > budget) continue;
     for (const char* op : {"read", "write", "both"}) {
       const std::string side = op;
-      if (side == "both" && 2 * span > env.array_bytes() && 2 * span > budget) continue;
+      if (side == "both" && (st > 192 || (2 * span > env.array_bytes() && 2 * span > budget))) {
+        continue;
+      }
       bench_case c = mapped_case<float, cache_op::kDefault, 1>(
           env, bench_name("model", "stride/f32/" + side, {{"s", static_cast<long long>(st)}}),
           threads, side == "write" ? unit : spread, side == "read" ? unit : spread);

@@ -88,13 +88,20 @@ bench_case working_set_case(environment& env, std::size_t bytes, l1_carveout l1,
 std::vector<bench_case> working_set_calibration_cases(environment& env) {
   // Sets of no sweep's size: 40 KiB (read from the L1) and 1.25, 10 and 20 MiB (from the L2,
   // where it holds twice the set: its rate changes with the set), each where the input array
-  // holds it.
+  // holds it; and one of 1.5 L2s (whole MiB, never a power of two): a set past the L2, which
+  // keeps part of it all the same.
   std::vector<bench_case> cases;
   for (std::size_t set : {std::size_t(40) << 10, std::size_t(5) * kMiB / 4, std::size_t(10) * kMiB,
                           std::size_t(20) * kMiB}) {
     const bool l2_probe = set > kMiB;
     if (set > env.array_bytes() || (l2_probe && 2 * set > env.device().l2_bytes)) continue;
     cases.push_back(working_set_case(env, set, l1_carveout::kUnset, true));
+  }
+  std::size_t past = env.device().l2_bytes * 3 / 2 / kMiB * kMiB;
+  if ((past & (past - 1)) == 0) past -= kMiB;  // a power of two is a sweep's set
+  const std::size_t reads = resident_blocks(env) * kPerBlockElements * sizeof(float4);
+  if (past > kMiB && past <= env.array_bytes() && past <= reads) {
+    cases.push_back(working_set_case(env, past, l1_carveout::kUnset, true));
   }
   return cases;
 }

@@ -1,7 +1,7 @@
 """The model's terms from the newer probes (persistent streams by request width, the reduce
 rungs' trees, the L1's lines per cycle, the staged AoS's rounds, a padded structure's counted
-bytes, the loaded chase at other loads, the page term's share by step, the slot by a warp's
-instructions, stores off their sectors, strides on both sides): each on a case whose answer is known by hand, and the new parameters' sources on the
+bytes, the loaded chase at other loads, the page term's share by step (past a page too), the slot by a
+warp's instructions, stores off their sectors, strides on both sides, sets past the L2): each on a case whose answer is known by hand, and the new parameters' sources on the
 committed H100 run with every probe (test_model checks that run's predictions family by family)."""
 
 import numpy as np
@@ -10,9 +10,9 @@ import pytest
 
 from test_model import H100_PROBES, params
 
-from gmbtools.analysis import (frame, model_bounds, model_chases, model_instructions, model_pages,
-                               model_params, model_shapes, model_stores, model_streams,
-                               model_trees)
+from gmbtools.analysis import (frame, model_bounds, model_chases, model_instructions,
+                               model_onchip, model_pages, model_params, model_shapes, model_stores,
+                               model_streams, model_trees)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
 
@@ -117,6 +117,44 @@ def test_the_page_share_is_measured_between_the_probes_and_fixed_at_the_ends():
     assert model_pages.share(curves, "read", None) == 0.0
     # stores without probes: log-linear from a 64-B granule to a 256-B page
     assert model_pages.share(curves, "write", 128) == pytest.approx(0.5)
+
+
+def test_a_step_past_a_page_pays_more_than_a_random_access_by_the_probes_past_it():
+    curve = model_pages.PageCurve(np.array([768.0, 1536.0, 6144.0]), np.array([0.9, 1.05, 1.2]))
+    curves = {"read": curve}
+    # no anchor at a page: between the probes, then the last one's
+    assert model_pages.share(curves, "read", 3072) == pytest.approx(1.125)  # log2 halfway
+    assert model_pages.share(curves, "read", 65536) == pytest.approx(1.2)
+    assert model_pages.share(curves, "read", float("inf")) == 1.0  # a random access: the cost
+    # a probe's share is held at MOST: 3 pages' cost is 2
+    p = params(scatter_read=1e-4, scatter_write=2e-4)
+    dram = 1e9
+    base = p.dram_ns_per_byte(dram * 0.9, dram * 0.1) * dram
+    rows = pd.DataFrame([{"name": "model/stride/f32/read/s:1536", "model_dram_bytes": dram,
+                          "model_efficiency": 0.2, "gbs": dram * 0.2 / (base + 3e-4 * dram * 0.9)}])
+    assert model_pages.curves_from(p, rows)["read"].share(6144) == model_pages.MOST
+
+
+def test_the_l2_keeps_part_of_a_set_past_it_as_a_random_eviction_would():
+    h = model_onchip.past_l2_hits(2.0)
+    assert 0.1 < h < 0.3 and h == pytest.approx(np.exp(-(1 - h) * 2.0))
+    assert model_onchip.past_l2_hits(1.0) == 1.0 and model_onchip.past_l2_hits(0.5) == 1.0
+    l1, l2, mib = 256 * 1024, 50 * 2**20, 2**20
+    probes = model_onchip.OnChipProbes(read_gbs={"l1": 20000.0, "l2": 8000.0},
+                                       l2_sets={10 * mib: 8000.0})
+    hit = model_onchip._l2_rate(probes, 100 * mib, 20000.0, l1)  # the L2's own, L1 share out
+    # the probe of 75 MiB as a random eviction of 50 MiB gives it: its capacity is 50 MiB
+    probes.past_l2 = (75 * mib, 1 / (model_onchip.past_l2_hits(1.5) / hit
+                                     + (1 - model_onchip.past_l2_hits(1.5)) / 3000.0))
+
+    def hot(ws):
+        row = pd.Series({"family": "cache", "variant": "read", "ws": str(ws)})
+        return model_onchip.hot_read(probes, row, l1, l2, 9.0, 3000.0)
+
+    assert hot(100 * mib) == pytest.approx(1 / (h / hit + (1 - h) / 3000.0))
+    assert 3000.0 < hot(128 * mib) < hot(100 * mib) < hot(75 * mib) < hit
+    probes.past_l2 = None  # without the probe: DRAM's rate
+    assert hot(100 * mib) == 3000.0
 
 
 def test_the_page_shares_come_from_the_strided_probes(h100):

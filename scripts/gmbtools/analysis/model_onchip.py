@@ -6,7 +6,12 @@ its first level) predicted from the calibration probes of the `model/` family (`
   (`model/read/ws:*`): the L2's rate to the SMs falls as the set grows (its two partitions),
   so a set between two probes reads at a rate linear in log2(set) between theirs, and at the
   nearest probe's outside them; past the L2 the rate DRAM gives a persistent grid's stream
-  (its blocks are all resident at once). A set the L2 holds is still partly in the L1: a
+  (its blocks are all resident at once) for the reads the L2 misses. The L2 still keeps part
+  of a set past it, as a cache that evicts a random line would: a line survives the misses
+  between two reads of it with a chance of exp(-misses / capacity), so a set of W bytes hits
+  a share h = exp(-(1 - h) W / C) (`past_l2_hits`). The capacity C is the calibration's set of
+  1.5 L2s (`model/read/ws:*` past the L2): its hits from its rate, between the L2's and
+  DRAM's. A set the L2 holds is still partly in the L1: a
   share L1 size / set size of its reads hit there (the probes' own share taken out of their
   rates first); with the smallest L1 carve-out (`l1:small`) the L1 holds what the unified
   memory leaves after the most shared memory the architecture allows, and the L2 answers
@@ -42,6 +47,7 @@ class OnChipProbes:
 
     read_gbs: dict = field(default_factory=dict)  # "l1", "l2" (the set nearest 10 MiB) -> GB/s
     l2_sets: dict = field(default_factory=dict)  # set bytes -> GB/s of each L2 probe
+    past_l2: tuple | None = None  # (set bytes, GB/s) of the probe past the L2
     constant_gbs: dict = field(default_factory=dict)  # distinct words (or "global") -> GB/s
     names: dict = field(default_factory=dict)
 
@@ -55,6 +61,9 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
             level = level_of(ws, l1_bytes, l2_bytes)
             if level == "l2":
                 probes.l2_sets[ws] = float(row["gbs"])
+            elif level == "dram":
+                probes.past_l2 = (ws, float(row["gbs"]))
+                probes.names["past_l2"] = str(row["name"])
             elif level == "l1":
                 probes.read_gbs[level] = float(row["gbs"])
                 probes.names[level] = str(row["name"])
@@ -88,7 +97,7 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     l1 = small_l1_bytes(l1_bytes, cc) if small else l1_bytes
     level = level_of(float(ws), l1, l2_bytes)
     if level == "dram":
-        return dram_gbs
+        return _past_l2(probes, float(ws), l1_bytes, dram_gbs)
     rate = probes.read_gbs.get(level)
     upper = probes.read_gbs.get("l1")
     if level == "l2" and rate and upper and l1:  # the L1 still holds l1 / ws of the set
@@ -97,6 +106,34 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
         held = l1 / float(ws)
         return 1 / (held / upper + (1 - held) / rate)
     return rate
+
+
+def _past_l2(probes: OnChipProbes, ws: float, l1_bytes, dram_gbs) -> float | None:
+    """GB/s of a hot read of a set past the L2: its hits at the L2's rate (its largest
+    probe's), the rest at DRAM's; DRAM's alone without the probe past the L2."""
+    upper = probes.read_gbs.get("l1")
+    hit = _l2_rate(probes, ws, upper, l1_bytes) if upper else None
+    if not (probes.past_l2 and hit and dram_gbs) or hit <= dram_gbs:
+        return dram_gbs
+    probe_ws, probe_gbs = probes.past_l2
+    share = (1 / dram_gbs - 1 / probe_gbs) / (1 / dram_gbs - 1 / hit)  # the probe's hits
+    if not 0.0 < share < 1.0:
+        return dram_gbs
+    capacity = -(1 - share) * probe_ws / math.log(share)
+    h = past_l2_hits(ws / capacity)
+    return 1 / (h / hit + (1 - h) / dram_gbs)
+
+
+def past_l2_hits(sets: float) -> float:
+    """The share of reads that hit in a cache that evicts a random line, for a set of `sets`
+    capacities read over and over: the least h = exp(-(1 - h) sets) (all of them, 1, within
+    one capacity), by iteration from 0."""
+    if sets <= 1.0:
+        return 1.0
+    h = 0.0
+    for _ in range(200):
+        h = math.exp(-(1 - h) * sets)
+    return h
 
 
 def _l2_rate(probes: OnChipProbes, ws: float, upper: float, l1_bytes) -> float | None:

@@ -7,10 +7,12 @@ streaming (docs/model.md, the page term).
   rates give its bytes, over its scattered bytes (`scatter_terms`).
 - A step between streaming and a page each pays a share of that cost (`share`). The share is
   measured by the calibration's strided probes (`model/stride/f32/read|write/s:S`, steps of
-  40 B to 768 B that the quick sweep does not run): each probe's extra time per scattered byte
-  over the page's, held between 0 and 1 (`curves_from`). Between the probes the share is
-  linear in log2(step); it is 0 up to 32 B (two accesses or more share a 64-B granule: DRAM
-  streams) and 1 from 4 KiB. A copy strided on both sides pays less than its sides alone
+  40 B to 6 KiB that the quick sweep does not run): each probe's extra time per scattered byte
+  over the page's, at least 0 and at most `MOST` (`curves_from`). Between the probes the share
+  is linear in log2(step); it is 0 up to 32 B (two accesses or more share a 64-B granule: DRAM
+  streams), the last probe's past it, and 1 from 4 KiB where no probe reaches that far. Steps
+  past a page cost more than random accesses (share above 1): the probes past 1 KiB say how
+  much. A copy strided on both sides pays less than its sides alone
   would: its share, of both sides' costs, comes from probes strided on both
   (`model/stride/f32/both/s:S`, `both_extra`).
   Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
@@ -32,6 +34,7 @@ SOURCES = {"read": ("gather/random", "stride/f32/read/s:1024"),
            "write": ("scatter/random", "stride/f32/write/s:1024")}
 PROBES = "model/stride/f32/{}/s:"  # the calibration's strided reads and writes
 STREAMING, PAGE_EACH = 32, 4096  # bytes apart: the share is 0 up to the first, 1 from the second
+MOST = 2.0  # the largest share a probe may give (a strided step twice a random access's cost)
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,10 @@ class PageCurve:
     shares: np.ndarray
 
     def share(self, step: float) -> float:
-        x = np.log2(np.concatenate(([STREAMING], self.steps, [PAGE_EACH])))
-        y = np.concatenate(([0.0], self.shares, [1.0]))
-        return float(np.interp(math.log2(step), x, y))
+        steps, shares = [STREAMING, *self.steps], [0.0, *self.shares]
+        if self.steps[-1] < PAGE_EACH:  # no probe past a page: one per page pays it all
+            steps, shares = [*steps, PAGE_EACH], [*shares, 1.0]
+        return float(np.interp(math.log2(step), np.log2(steps), shares))
 
 
 def share(curves: dict | None, side: str, step: float | None) -> float:
@@ -112,8 +116,8 @@ def curves_from(p, rows: pd.DataFrame) -> dict | None:
             step = 4.0 * float(row["name"].rsplit(":", 1)[1])
             extra = both_extra(p, row) if side == "both" else \
                 extra_per_scattered_byte(p, row, side)
-            if extra is not None and cost and STREAMING < step < PAGE_EACH:
-                points.append((step, min(1.0, max(0.0, extra / cost))))
+            if extra is not None and cost and STREAMING < step:
+                points.append((step, min(MOST, max(0.0, extra / cost))))
         if points:
             points.sort()
             curves[side] = PageCurve(np.array([s for s, _ in points]),
