@@ -22,7 +22,7 @@ from gmbtools.present.figures import model_fit
 REPO = Path(__file__).resolve().parents[2]
 H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261126-203817-model/default.json.gz"
 # with every calibration probe (persistent streams, reduce trees)
-H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261127-214804/default.json.gz"
+H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 
