@@ -15,7 +15,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
-| `pages` | the share of that time a step pays (`model_pages`) | `model/stride/f32/{read,write}/s:*`: strided f32 reads, writes at steps of 40 B to 768 B |
+| `pages` | the share of that time a step pays (`model_pages`) | `model/stride/f32/{read,write}/s:*`: strided f32 reads, writes at steps of 40 B to 6 KiB |
 | `streams` | what DRAM delivers to a persistent grid's streams of reads, writes, copies; of one line per request and of more (`model_streams`) | `inflight/{read,write,copy}/{w:16/ilp:1,w:4/ilp:4}/block:256/bpsm:8/grid:persistent` (`{read,write,copy}/{f32x4/ilp:1,f32/ilp:4}/grid:persistent`) |
 | `host_read_gbs`, `host_write_gbs` | the host link's rate, each way | `ref/memcpy_h2d/mem:pinned`, `ref/memcpy_d2h/mem:pinned` |
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
