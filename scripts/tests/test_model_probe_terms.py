@@ -135,6 +135,19 @@ def test_a_step_past_a_page_pays_more_than_a_random_access_by_the_probes_past_it
     assert model_pages.curves_from(p, rows)["read"].share(6144) == model_pages.MOST
 
 
+def test_stores_pay_from_a_word_apart_by_the_part_of_each_sector_they_leave():
+    curve = model_pages.PageCurve(np.array([40.0, 80.0]), np.array([0.04, 0.2]),
+                                  model_pages.WORD)
+    curves = {"write": curve, "read": model_pages.PageCurve(np.array([40.0]), np.array([0.04]))}
+    assert model_pages.share(curves, "write", 4) == 0.0  # contiguous words stream
+    f32 = model_pages.share(curves, "write", 16)  # a word in four: log2(4) / log2(10) of 0.04
+    assert f32 == pytest.approx(0.04 * 2 / np.log2(10))
+    # f64 words 32 B apart leave each sector as much unwritten as f32 words 16 B apart
+    assert model_pages.share(curves, "write", 32, word=8) == pytest.approx(f32)
+    assert model_pages.share(curves, "write", 64, word=8) == curve.share(64)  # past a sector
+    assert model_pages.share(curves, "read", 16) == 0.0  # loads share their granule: stream
+
+
 def test_the_l2_keeps_part_of_a_set_past_it_as_a_random_eviction_would():
     h = model_onchip.past_l2_hits(2.0)
     assert 0.1 < h < 0.3 and h == pytest.approx(np.exp(-(1 - h) * 2.0))

@@ -147,7 +147,7 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
                                      model_pages.share(p.pages, "both" if both else "read",
                                                        s.read_step),
                                      model_pages.share(p.pages, "both" if both else "write",
-                                                       s.write_step),
+                                                       s.write_step, s.word_bytes),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
     if ns_per_byte and p.mix is not None and s.op == "copy" and s.grid == "full" and \
             s.spread_loads:  # a plain copy's depth: its loads a block apart (model_mix)

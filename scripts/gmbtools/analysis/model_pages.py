@@ -9,8 +9,10 @@ streaming (docs/model.md, the page term).
   measured by the calibration's strided probes (`model/stride/f32/read|write/s:S`, steps of
   40 B to 6 KiB that the quick sweep does not run): each probe's extra time per scattered byte
   over the page's, at least 0 and at most `MOST` (`curves_from`). Between the probes the share
-  is linear in log2(step); it is 0 up to 32 B (two accesses or more share a 64-B granule: DRAM
-  streams), the last probe's past it, and 1 from 4 KiB where no probe reaches that far. Steps
+  is linear in log2(step); it is 0 up to 32 B for loads (two or more share a 64-B granule: DRAM
+  streams) and only a word apart for stores (any gap leaves each sector in part: stores of
+  wider words closer than a sector pay as f32 stores as far apart in words), the last probe's
+  past it, and 1 from 4 KiB where no probe reaches that far. Steps
   past a page cost more than random accesses (share above 1): the probes past 1 KiB say how
   much. A copy strided on both sides pays less than its sides alone
   would: its share, of both sides' costs, comes from probes strided on both
@@ -34,6 +36,7 @@ SOURCES = {"read": ("gather/random", "stride/f32/read/s:1024"),
            "write": ("scatter/random", "stride/f32/write/s:1024")}
 PROBES = "model/stride/f32/{}/s:"  # the calibration's strided reads and writes
 STREAMING, PAGE_EACH = 32, 4096  # bytes apart: the share is 0 up to the first, 1 from the second
+WORD = 4  # stores stream only where they are a word apart: any gap leaves sectors in part
 MOST = 2.0  # the largest share a probe may give (a strided step twice a random access's cost)
 
 
@@ -43,23 +46,30 @@ class PageCurve:
 
     steps: np.ndarray
     shares: np.ndarray
+    streaming: float = STREAMING  # the step up to which the share is 0
 
     def share(self, step: float) -> float:
-        steps, shares = [STREAMING, *self.steps], [0.0, *self.shares]
+        if step <= self.streaming:
+            return 0.0
+        steps, shares = [self.streaming, *self.steps], [0.0, *self.shares]
         if self.steps[-1] < PAGE_EACH:  # no probe past a page: one per page pays it all
             steps, shares = [*steps, PAGE_EACH], [*shares, 1.0]
         return float(np.interp(math.log2(step), np.log2(steps), shares))
 
 
-def share(curves: dict | None, side: str, step: float | None) -> float:
+def share(curves: dict | None, side: str, step: float | None, word: float = WORD) -> float:
     """0 for streaming accesses (`step` None), 1 for one per page, the measured curve (or
-    the log-linear guess) between."""
+    the log-linear guess) between. Stores of `word` bytes closer than a sector pay by the
+    part of each sector they leave unwritten: as the probes' f32 stores as far apart in
+    words."""
     if step is None or step <= 0:
         return 0.0
     if not math.isfinite(step):
         return 1.0
     curve = (curves or {}).get(side)
     if curve is not None:
+        if side == "write" and step <= STREAMING and word > 0:
+            step = step * WORD / word
         return curve.share(step)
     if step <= GRANULE:
         return 0.0
@@ -121,7 +131,8 @@ def curves_from(p, rows: pd.DataFrame) -> dict | None:
         if points:
             points.sort()
             curves[side] = PageCurve(np.array([s for s, _ in points]),
-                                     np.array([f for _, f in points]))
+                                     np.array([f for _, f in points]),
+                                     WORD if side == "write" else STREAMING)
     return curves or None
 
 
