@@ -35,3 +35,26 @@ def test_each_further_line_waits_as_much_longer_as_the_loaded_latency():
     round_ns = latency + slot + start + 3 * line_ns * latency / 400.0
     assert gbs == pytest.approx(sms * threads * 4.0 / round_ns, rel=1e-6)
     assert latency > 400.0  # on the rising part: the wait is longer than the idle one
+
+
+def test_a_load_queues_for_the_l1s_data_stage_as_it_nears_its_rate():
+    flat = LoadedCurve(np.array([0.0, 1e5]), np.array([400.0, 400.0]))
+    # lanes 128 B apart: 32 lines a load, the L1 taking one a cycle (2 GHz: 16 ns each load)
+    shape = Shape(op="read", load_bytes_per_thread=4.0, grid="persistent", dram_bytes=1e9,
+                  efficiency=1.0, ld_sectors_per_req=32.0, lines_per_request=32.0)
+    threads, sms, clock = 2048, 100, 2.0
+    p = params(read_curve=flat, sm_clock_ghz=clock, read_gbs=1e6, write_gbs=1e6,
+               copy_gbs=1e6, round_ns=0.0)  # Hopper: 2,048 threads an SM
+    found = model_bounds.bounds(p, shape)
+    l1 = sms * clock * 32 * 4.0 / 32  # the L1 lines bound: 800 GB/s
+    assert found[model_bounds.L1_LINES] == pytest.approx(l1)
+    gbs = found[model_bounds.LATENCY]
+    rho = gbs / l1  # Little's law at the solution, with an M/D/1 queue's mean wait
+    wait = 32 / clock * rho / (2 * (1 - rho))
+    assert gbs == pytest.approx(sms * threads * 4.0 / (400.0 + wait), rel=1e-6)
+    assert gbs < l1  # the queue keeps it below the stage's rate
+    # a load of one line barely queues: its stage runs far below its rate
+    one = Shape(op="read", load_bytes_per_thread=4.0, grid="persistent", dram_bytes=1e9,
+                efficiency=1.0, ld_sectors_per_req=4.0, lines_per_request=1.0)
+    assert model_bounds.bounds(p, one)[model_bounds.LATENCY] == pytest.approx(
+        sms * threads * 4.0 / 400.0, rel=0.02)

@@ -599,11 +599,11 @@ def test_save_on_a_full_disk_is_one_line_and_leaves_no_half_file(fake, tmp_path,
 
 MODEL_RUN = Path(__file__).resolve().parents[2] / "results" / "nvidia-h100-80gb-hbm3" / \
     "20261127-155827-pattern-model"
-KNOWN_MISS = "(i%32)*32+i/32"  # lanes each in a line of their own (docs/model.md)
+TRANSPOSED = "(i%32)*32+i/32"  # lanes each in a line of their own: the L1 queue (model.md)
 
 
 @pytest.mark.skipif(not MODEL_RUN.is_dir(), reason="results/ is not in this checkout")
-def test_the_model_predicts_the_committed_patterns_within_5_percent_but_its_named_miss():
+def test_the_model_predicts_every_committed_pattern_within_5_percent():
     ratios = {}
     for part in ("read", "offset", "aos", "strided"):
         where, explanations = pattern_explain.explain_file(MODEL_RUN / part / "pattern.json.gz")
@@ -612,8 +612,10 @@ def test_the_model_predicts_the_committed_patterns_within_5_percent_but_its_name
             assert e.bound in e.model_bounds  # the model's bound, not the fallback's
             ratios[(e.op, e.expression)] = e.gbs / e.predicted_gbs
     assert len(ratios) == 17
-    assert ratios[("gather", KNOWN_MISS)] < 1 - 0.05  # still named as a miss in the docs
-    assert all(abs(r - 1) <= 0.05 for key, r in ratios.items() if key[1] != KNOWN_MISS), ratios
+    assert all(abs(r - 1) <= 0.05 for r in ratios.values()), ratios
+    # the transposed index: 32 lines a load keep the L1's data stage near its rate, and the
+    # loads queue there (without the queue's wait: 0.92)
+    assert ratios[("gather", TRANSPOSED)] < 1
 
 
 def test_a_patterns_shape_follows_its_step_and_its_shared_words():

@@ -11,7 +11,9 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
   loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
   warp's round (`Shape.lines_per_round`; the idle wait, as much longer as the loaded latency
-  is), plus, for a persistent grid, the warp's own round
+  is), plus the wait in the L1's queue (its data stage takes a load's lines one per cycle: an
+  M/D/1 queue's mean wait at the share of that stage's rate the kernel uses), plus, for a
+  persistent grid, the warp's own round
   (loop and address), for a grid of one block per tile, the time an empty block holds its
   slot and the wait for its turn among the SM's block starts, and for a reduce rung's block its
   tree in shared memory, longer the more trees share the SM (`model_trees`). The
@@ -245,10 +247,19 @@ def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[
     def tree_ns(gbs: float) -> float:  # a reduce rung's tree at the round `gbs` gives
         return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
 
+    l1_gbs = p.sms * p.sm_clock_ghz * 32 * s.word_bytes / s.lines_per_request * factor \
+        if p.sm_clock_ghz and s.lines_per_request else None
+
+    def queue(b: float) -> float:  # the wait for the L1's data stage, one line per cycle
+        if not l1_gbs:
+            return 0.0
+        rho = min(b / l1_gbs, 0.99)
+        return s.lines_per_request / p.sm_clock_ghz * rho / (2 * (1 - rho))
+
     def extra(b: float) -> float:
         lines = lines_ns * logical_curve.latency(b) / max(logical_curve.idle_ns, 1e-9) \
             if lines_ns else 0.0
-        return slot + tree_ns(b) + lines
+        return slot + tree_ns(b) + lines + queue(b)
 
     gbs = solve(bif, p.sms, peak, logical_curve, factor=factor, extra_ns=extra)
     return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))
