@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t kUsefulBytes = 64 * kMiB;
 constexpr std::size_t kMemoryReserve = 1024 * kMiB;  // left free for the driver and checks
 constexpr std::size_t kLongestProbeSpan = 48 * 1024 * kMiB;  // the widest probe's strided bytes
+constexpr std::size_t kPastPage = 384;  // probes from this stride (1.5 KiB) on: one side only
 
 std::vector<std::size_t> strides(sweep s) {
   std::vector<std::size_t> list;
@@ -101,9 +102,8 @@ std::vector<bench_case> stride_calibration_cases(environment& env) {
     if (span > env.array_bytes() && span > budget) continue;
     for (const char* op : {"read", "write", "both"}) {
       const std::string side = op;
-      if (side == "both" && (st > 192 || (2 * span > env.array_bytes() && 2 * span > budget))) {
-        continue;
-      }
+      const bool both_fits = 2 * span <= env.array_bytes() || 2 * span <= budget;
+      if (side == "both" && (st >= kPastPage || !both_fits)) continue;
       bench_case c = mapped_case<float, cache_op::kDefault, 1>(
           env, bench_name("model", "stride/f32/" + side, {{"s", static_cast<long long>(st)}}),
           threads, side == "write" ? unit : spread, side == "read" ? unit : spread);

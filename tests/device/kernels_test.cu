@@ -71,8 +71,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_GE(per_family["latency"], 2 * 5 + 7 + 5);  // 1 and 32 lanes to 256 MiB; 2 x 7 loads
   // The calibration: chases of L1, L2 and DRAM sets by one and 32 lanes, two constant loads
   // and one through the L1, hot reads from the L1 and, where the arrays and half the L2 hold
-  // them, of 1.25, 10 and 20 MiB from the L2, and of 1.5 L2s past it; a bulk read and two bulk copies' latencies (run
-  // from sm_90 on); the six reduce rungs' trees alone, 8 and 1 blocks per SM; the loaded chase
+  // them, of 1.25, 10 and 20 MiB from the L2, and of 1.5 L2s past it; a bulk read and two bulk
+  // copies' latencies (run from sm_90 on); the six reduce rungs' trees alone, 8 and 1 blocks per
+  // SM; the loaded chase
   // at 7 loads of reads and 6 of copies (those below every SM but the chase's); f32 reads,
   // writes and both at 7 strides, reads and writes at 3 more past a page (24 to 48 GiB each:
   // those the GPU's free memory holds); the f32 copy with 4 counts of instructions more; the

@@ -12,11 +12,10 @@ streaming (docs/model.md, the page term).
   is linear in log2(step); it is 0 up to 32 B for loads (two or more share a 64-B granule: DRAM
   streams) and only a word apart for stores (any gap leaves each sector in part: stores of
   wider words closer than a sector pay as f32 stores as far apart in words), the last probe's
-  past it, and 1 from 4 KiB where no probe reaches that far. Steps
-  past a page cost more than random accesses (share above 1): the probes past 1 KiB say how
-  much. A copy strided on both sides pays less than its sides alone
-  would: its share, of both sides' costs, comes from probes strided on both
-  (`model/stride/f32/both/s:S`, `both_extra`).
+  past it, and 1 from 4 KiB where no probe reaches that far. Steps past a page cost more than
+  random accesses (share above 1): the probes past 1 KiB say how much. A copy strided on both
+  sides pays less than its sides alone would: its share, of both sides' costs, comes from
+  probes strided on both (`model/stride/f32/both/s:S`, `both_extra`).
   Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
   stores).
 """
