@@ -77,28 +77,33 @@ void add_struct(environment& env, const char* name, std::vector<bench_case>& cas
       kernel_id(soa_fields<kF, cache_op::kDefault>)));
 }
 
-/// model/mix/f32/reads:K: K arrays of f32 read, one written, each coalesced (the SoA kernel
-/// over K fields): what DRAM gives a stream of reads with a write share of 1 / (K + 1).
-template <unsigned K>
+/// model/mix/f32/reads:K[/writes:W]: K arrays of f32 read, W written (one unless named), each
+/// coalesced (the SoA kernel over K fields, each output the xor of K / W of them): what DRAM
+/// gives a stream of reads with a write share of W / (K + W).
+template <unsigned K, unsigned W = 1>
 bench_case mix_case(environment& env) {
   const std::size_t n = env.array_bytes() / (4 * K) / kAosBlock * kAosBlock;
   const unsigned grid = static_cast<unsigned>(n / kAosBlock);
-  auto kernel = soa_fields<K, cache_op::kDefault>;
+  auto kernel = soa_fields<K, cache_op::kDefault, W>;
+  std::vector<name_param> axes{{"reads", K}};
+  if (W > 1) axes.emplace_back("writes", W);
   return xor_case(
-      bench_name("model", "mix/f32", {{"reads", K}}),
+      bench_name("model", "mix/f32", axes),
       [=](environment& e) {
         kernel<<<grid, kAosBlock, 0, e.stream()>>>(e.in().data<const float>(),
                                                    e.out().data<std::uint32_t>(), n);
       },
-      mapped_xor_words<soa_map>{kInputPattern, {n, K}, n},
+      mapped_xor_words<soa_outputs_map>{kInputPattern, {n, K / W}, W * n},
       predict_traffic(soa_map{n, K}, n, 4, access_kind::kLoad), 4.0 * K * n, kernel_id(kernel));
 }
 
 }  // namespace
 
 std::vector<bench_case> mix_calibration_cases(environment& env) {
-  // write shares of 1/6, 1/8 and 1/13: between the SoA family's (1/2 to 1/17, all its own)
-  return {mix_case<5>(env), mix_case<7>(env), mix_case<12>(env)};
+  // write shares of 1/6, 1/8 and 1/13 between the SoA family's (1/2 to 1/17, all its own);
+  // 1/3, 1/4 and 1/5, the SoA family's own shares, from two outputs: twice its streams
+  return {mix_case<5>(env),    mix_case<7>(env),    mix_case<12>(env),
+          mix_case<4, 2>(env), mix_case<6, 2>(env), mix_case<8, 2>(env)};
 }
 
 std::vector<bench_case> aos_cases(environment& env, sweep) {

@@ -32,8 +32,11 @@
 //   warp stores each write two sectors in part;
 // - model/mix/f32/reads:K (benchmarks/aos.cu), K = 5, 7, 12: K arrays read and one written,
 //   coalesced (the SoA kernel): what DRAM gives a mix of reads with a write share of 1/(K+1);
+//   and model/mix/f32/reads:K/writes:2, K = 4, 6, 8: two written, shares of 1/3, 1/4, 1/5;
 // - model/copy/f32|f64|f32x4/ilp:16 (benchmarks/coalesced.cu): the copy on a block per tile
-//   with 64, 128 and 256 B per thread in flight: what DRAM gives a copy that deep.
+//   with 64, 128 and 256 B per thread in flight: what DRAM gives a copy that deep;
+// - model/blocks/block:128/bpsm:1 (benchmarks/inflight.cu): empty blocks one per SM at a
+//   time: how long an empty block holds its slot.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -47,7 +50,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       constant_calibration_cases, bulk_calibration_cases, reduce_calibration_cases,
                       loaded_calibration_cases, stride_calibration_cases,
                       instruction_calibration_cases, offset_calibration_cases,
-                      mix_calibration_cases, copy_depth_calibration_cases}) {
+                      mix_calibration_cases, copy_depth_calibration_cases,
+                      blocks_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

@@ -57,16 +57,24 @@ __global__ void __launch_bounds__(kAosBlock)
   out[t] = x;
 }
 
-/// Fields field arrays of n floats, one after another; reads the first `Fields` of them.
-template <unsigned Fields, cache_op Load>
+/// Fields field arrays of n floats, one after another; reads the first `Fields` of them and
+/// writes `Outputs` arrays of n words: output o holds the xor of its share of the fields
+/// (Fields / Outputs of them, in order), so the write share is Outputs / (Fields + Outputs).
+template <unsigned Fields, cache_op Load, unsigned Outputs = 1>
 __global__ void __launch_bounds__(kAosBlock)
     soa_fields(const float* in, std::uint32_t* out, std::size_t n) {
+  static_assert(Fields % Outputs == 0, "each output xors as many fields");
+  constexpr unsigned kPerOutput = Fields / Outputs;
   const std::size_t t = blockIdx.x * std::size_t(kAosBlock) + threadIdx.x;
   if (t >= n) return;
-  std::uint32_t x = 0;
 #pragma unroll
-  for (unsigned f = 0; f < Fields; ++f) x ^= __float_as_uint(load<Load>(in + f * n + t));
-  out[t] = x;
+  for (unsigned o = 0; o < Outputs; ++o) {
+    std::uint32_t x = 0;
+#pragma unroll
+    for (unsigned f = o * kPerOutput; f < (o + 1) * kPerOutput; ++f)
+      x ^= __float_as_uint(load<Load>(in + f * n + t));
+    out[o * n + t] = x;
+  }
 }
 
 /// n must be a whole number of blocks. Shared memory is padded by one word every 32 so that

@@ -63,6 +63,17 @@ struct soa_map {
   }
 };
 
+/// What output word u of a structure of arrays written to several outputs of n words reads:
+/// output u / n xors its `fields` fields of thread u % n, the outputs' fields one after another.
+struct soa_outputs_map {
+  std::size_t n;
+  unsigned fields;  // per output
+  GMB_HD unsigned slots() const { return fields; }
+  GMB_HD std::size_t operator()(std::size_t word, unsigned slot) const {
+    return (word / n * fields + slot) * n + word % n;
+  }
+};
+
 /// Each warp's 32 lanes read the warp's first element (one word broadcast to the warp).
 struct warp_broadcast_map {
   GMB_HD unsigned slots() const { return 1; }

@@ -44,6 +44,17 @@ def test_a_mix_pays_the_factor_its_probes_measured_between_them_and_none_at_the_
         pytest.approx(p.dram_ns_per_byte(0.8, 0.2, persistent=True))
 
 
+def test_probes_to_two_outputs_give_their_write_share():
+    p = params()
+    rows = [{"name": f"{model_mix.MIX_PROBES}8/writes:2",  # 8 read, 2 written: 1/5
+             "gbs": 1 / (1.05 * p.dram_ns_per_byte(0.8, 0.2))},
+            {"name": f"{model_mix.MIX_PROBES}5/writes:x", "gbs": 1.0}]  # not a probe's name
+    terms = model_mix.terms_from(pd.concat([_probes(p, {5: 1.0}, {}), pd.DataFrame(rows)]), p)
+    assert terms.shares == pytest.approx((1 / 6, 1 / 5))
+    assert terms.mix(1 / 5) == pytest.approx(1.05)
+    assert terms.mix(0.35) == pytest.approx(1.025)  # halfway between 1/5 and 1/2
+
+
 def test_a_plain_copy_pays_the_factor_of_its_depth_and_other_shapes_none():
     p = params()
     terms = model_mix.terms_from(_probes(p, {}, {64: 1.04, 256: 1.08}), p)

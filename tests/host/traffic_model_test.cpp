@@ -125,6 +125,17 @@ TEST(PredictTraffic, AosAllFieldsMovesEveryByteOnce) {
   EXPECT_DOUBLE_EQ(soa.efficiency(), 1.0);
 }
 
+TEST(SoaOutputsMap, EachOutputReadsItsOwnFieldsOfTheSameThread) {
+  const soa_outputs_map map{100, 4};  // 8 fields of 100 threads to two outputs, 4 each
+  EXPECT_EQ(map.slots(), 4u);
+  EXPECT_EQ(map(7, 0), 7u);             // output 0, thread 7: fields 0 .. 3
+  EXPECT_EQ(map(7, 3), 3 * 100u + 7);
+  EXPECT_EQ(map(107, 0), 4 * 100u + 7);  // output 1, thread 7: fields 4 .. 7
+  EXPECT_EQ(map(107, 3), 7 * 100u + 7);
+  const soa_map one{100, 4};  // one output: the structure of arrays itself
+  for (unsigned j = 0; j < 4; ++j) EXPECT_EQ(soa_outputs_map({100, 4})(42, j), one(42, j));
+}
+
 TEST(PredictTraffic, WarpPatterns) {
   const std::size_t threads = 1 << 14;
   EXPECT_DOUBLE_EQ(

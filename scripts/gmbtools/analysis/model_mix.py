@@ -3,11 +3,12 @@ line between what it gives reads, copies and writes, and a copy slows down the d
 threads queue (docs/model.md, reads and writes mixed).
 
 - Mix: the calibration's `model/mix/f32/reads:K` (K = 5, 7, 12) read K arrays and write one,
-  each coalesced, on a block per tile: a write share of 1 / (K + 1). Each probe's time per
-  byte over the straight line's at its share (`Params.dram_ns_per_byte` without this term) is
-  its factor; a stream's factor is linear in its write share between the probes, 1 at no
-  writes and at half (the read's and the copy's rates are measured themselves) and past half
-  (no probe there).
+  each coalesced, on a block per tile: a write share of 1 / (K + 1); `reads:K/writes:2`
+  (K = 4, 6, 8) write two: shares of 1/3, 1/4 and 1/5 (the SoA family's own, from twice its
+  streams). Each probe's time per byte over the straight line's at its share
+  (`Params.dram_ns_per_byte` without this term) is its factor; a stream's factor is linear in
+  its write share between the probes, 1 at no writes and at half (the read's and the copy's
+  rates are measured themselves) and past half (no probe there).
 - Depth: the calibration's `model/copy/f32|f64|f32x4/ilp:16` copy 64, 128 and 256 B per
   thread on a block per tile; each one's time per byte over `ref/memcpy_d2d`'s is its factor;
   a plain copy's factor (the copy and vector families on a block per tile: a thread's loads
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 MIX_PROBES = "model/mix/f32/reads:"
+MIX_NAME = re.compile(r"(\d+)(?:/writes:(\d+))?")  # what follows MIX_PROBES: K, and W if not 1
 DEPTH_PROBES = "model/copy/"
 WORD_BYTES = {"f32": 4, "f64": 8, "f32x2": 8, "f32x4": 16}
 SHALLOW = 16.0  # bytes per thread at which a copy runs at memcpy's rate
@@ -63,9 +65,10 @@ def terms_from(rows: pd.DataFrame, params) -> MixTerms | None:
     mixes, depths, names = {}, {}, []
     for _, row in rows.loc[rows["name"].astype(str).str.startswith(MIX_PROBES)].iterrows():
         gbs = pd.to_numeric(row.get("gbs"), errors="coerce")
-        reads = str(row["name"])[len(MIX_PROBES):]
-        if reads.isdigit() and pd.notna(gbs) and gbs > 0:
-            share = 1.0 / (int(reads) + 1)
+        found = MIX_NAME.fullmatch(str(row["name"])[len(MIX_PROBES):])
+        if found and pd.notna(gbs) and gbs > 0:
+            reads, writes = int(found.group(1)), int(found.group(2) or 1)
+            share = writes / (reads + writes)
             mixes[share] = (1.0 / gbs) / params.dram_ns_per_byte(1.0 - share, share)
             names.append(str(row["name"]))
     pattern = re.compile(re.escape(DEPTH_PROBES) + r"(\w+)/ilp:(\d+)$")

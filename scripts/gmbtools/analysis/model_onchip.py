@@ -172,3 +172,18 @@ def constant_load(probes: OnChipProbes | None, row) -> float | None:
         return None
     per_word = (1 / most - 1 / one) / 31  # ns per byte, per further distinct word
     return 1 / (1 / one + (float(distinct) - 1) * per_word)
+
+
+def l2_read(rows: pd.DataFrame, l2_bytes: float | None) -> tuple[str, float] | None:
+    """The hot read of the largest working set within half the L2 (default L1 carve-out)."""
+    if l2_bytes is None or "ws" not in rows.columns:
+        return None
+    sets = rows.loc[(rows["family"] == "cache") & (rows["variant"] == "read")]
+    if "l1" in sets.columns:
+        sets = sets.loc[sets["l1"].isna() | sets["l1"].isin(["None", "nan", "<NA>"])]
+    ws = pd.to_numeric(sets["ws"], errors="coerce")
+    fits = sets.loc[(ws <= l2_bytes / 2) & sets["gbs"].notna()]
+    if fits.empty:
+        return None
+    best = fits.loc[pd.to_numeric(fits["ws"], errors="coerce").idxmax()]
+    return str(best["name"]), float(best["gbs"])

@@ -9,7 +9,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
 | `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` and the calibration's `model/loaded/load:read|copy/*` at other loads |
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
-| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1` (`load_slot_ns`) |
+| `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1`, `model/blocks/block:128/bpsm:1` (`load_slot_ns`) |
 | `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
@@ -25,7 +25,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 | `bulk_latency` | one bulk copy at a time: ns per copy against its bytes, a line (`model_bulk`) | `model/bulk/latency/bytes:1536`, `…:49152` |
 | `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
-| `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/copy/{f32,f64,f32x4}/ilp:16` |
+| `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/mix/f32/reads:{4,6,8}/writes:2`, `model/copy/{f32,f64,f32x4}/ilp:16` |
 | `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
@@ -58,7 +58,8 @@ SOURCES = {
     "host_write_gbs": "ref/memcpy_d2h/mem:pinned",
     "peer_ce_gbs": "ref/memcpy_peer/dir:push",
     "block_rate": ("inflight/blocks/block:256/bpsm:8", "write/f32/ilp:1/grid:full"),
-    "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "read/f32/ilp:1/grid:full"),
+    "block_slot_ns": ("inflight/blocks/block:256/bpsm:1", "model/blocks/block:128/bpsm:1",
+                      "read/f32/ilp:1/grid:full"),
     "load_slot_ns": ("read/f32/ilp:1/grid:full",),
     "l2_gbs": "cache/read/ws:",
     "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
@@ -189,8 +190,9 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     else:  # blocks of one f32 store per thread: 1 KiB each, nothing to wait for
         gbs = value(SOURCES["block_rate"][1])
         take("block_rate", None if gbs is None else gbs / (MODEL_BLOCK * 4), SOURCES["block_rate"][1])
-    take("block_slot_ns", value(SOURCES["block_slot_ns"][0], "block_slot_ns"),
-         SOURCES["block_slot_ns"][0])
+    for name in SOURCES["block_slot_ns"][:2]:  # empty blocks: the family's, the calibration's
+        if p.block_slot_ns is None:
+            take("block_slot_ns", value(name, "block_slot_ns"), name)
     streams = model_streams.rates_from(value)
     if streams is not None:  # a source each, so each source's family is left out in its turn
         p.streams = streams
@@ -218,7 +220,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
-    l2 = _l2_read(ok, p.l2_bytes)
+    l2 = model_onchip.l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
     if l2 is not None:
@@ -271,21 +273,6 @@ def _line_term(p: Params, rows: pd.DataFrame, take) -> None:
         return
     take("line_ns", max(0.0, (float(warp.iloc[0]) - float(one.iloc[0])) / 31),
          SOURCES["line_ns"][0].format(int(ws)))
-
-
-def _l2_read(rows: pd.DataFrame, l2_bytes: float | None) -> tuple[str, float] | None:
-    """The hot read of the largest working set within half the L2 (default L1 carve-out)."""
-    if l2_bytes is None or "ws" not in rows.columns:
-        return None
-    sets = rows.loc[(rows["family"] == "cache") & (rows["variant"] == "read")]
-    if "l1" in sets.columns:
-        sets = sets.loc[sets["l1"].isna() | sets["l1"].isin(["None", "nan", "<NA>"])]
-    ws = pd.to_numeric(sets["ws"], errors="coerce")
-    fits = sets.loc[(ws <= l2_bytes / 2) & sets["gbs"].notna()]
-    if fits.empty:
-        return None
-    best = fits.loc[pd.to_numeric(fits["ws"], errors="coerce").idxmax()]
-    return str(best["name"]), float(best["gbs"])
 
 
 def _context(rows: pd.DataFrame, column: str, kind):
