@@ -101,9 +101,9 @@ bench_case mix_case(environment& env) {
 
 std::vector<bench_case> mix_calibration_cases(environment& env) {
   // write shares of 1/6, 1/8 and 1/13 between the SoA family's (1/2 to 1/17, all its own);
-  // 1/3, 1/4 and 1/5, the SoA family's own shares, from two outputs: twice its streams
-  return {mix_case<5>(env),    mix_case<7>(env),    mix_case<12>(env),
-          mix_case<4, 2>(env), mix_case<6, 2>(env), mix_case<8, 2>(env)};
+  // 1/5, its s16's, from two outputs: twice its streams (larger shares from two outputs load
+  // too few words per thread: latency, not DRAM, bounds them)
+  return {mix_case<5>(env), mix_case<7>(env), mix_case<12>(env), mix_case<8, 2>(env)};
 }
 
 std::vector<bench_case> aos_cases(environment& env, sweep) {

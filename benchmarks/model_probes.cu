@@ -32,7 +32,7 @@
 //   warp stores each write two sectors in part;
 // - model/mix/f32/reads:K (benchmarks/aos.cu), K = 5, 7, 12: K arrays read and one written,
 //   coalesced (the SoA kernel): what DRAM gives a mix of reads with a write share of 1/(K+1);
-//   and model/mix/f32/reads:K/writes:2, K = 4, 6, 8: two written, shares of 1/3, 1/4, 1/5;
+//   and model/mix/f32/reads:8/writes:2: two written, a share of 1/5;
 // - model/copy/f32|f64|f32x4/ilp:16 (benchmarks/coalesced.cu): the copy on a block per tile
 //   with 64, 128 and 256 B per thread in flight: what DRAM gives a copy that deep;
 // - model/blocks/block:128/bpsm:1 (benchmarks/inflight.cu): empty blocks one per SM at a

@@ -48,6 +48,7 @@ def test_probes_to_two_outputs_give_their_write_share():
     p = params()
     rows = [{"name": f"{model_mix.MIX_PROBES}8/writes:2",  # 8 read, 2 written: 1/5
              "gbs": 1 / (1.05 * p.dram_ns_per_byte(0.8, 0.2))},
+            {"name": f"{model_mix.MIX_PROBES}4/writes:2", "gbs": 1.0},  # 1/3: latency-bound
             {"name": f"{model_mix.MIX_PROBES}5/writes:x", "gbs": 1.0}]  # not a probe's name
     terms = model_mix.terms_from(pd.concat([_probes(p, {5: 1.0}, {}), pd.DataFrame(rows)]), p)
     assert terms.shares == pytest.approx((1 / 6, 1 / 5))
