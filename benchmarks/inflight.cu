@@ -241,9 +241,7 @@ std::optional<bench_case> make_case(environment& env, const placement& where, op
 
 /// inflight/blocks: as many blocks as the one-block-per-tile read of 4-B words, each writing
 /// one word of the output array; block_slot_ns from eight more launches timed with events.
-/// `family`: "model" for the calibration's probe.
-std::optional<bench_case> blocks_case(environment& env, launch_shape shape,
-                                      const char* family = "inflight") {
+std::optional<bench_case> blocks_case(environment& env, launch_shape shape) {
   const std::optional<std::size_t> smem =
       residency_smem(inflight_blocks, shape.block, shape.blocks_per_sm);
   if (!smem) return std::nullopt;
@@ -251,7 +249,7 @@ std::optional<bench_case> blocks_case(environment& env, launch_shape shape,
   const unsigned block = shape.block;
   const std::size_t bytes = *smem;
   bench_case c;
-  c.name = bench_name(family, "blocks", {{"block", block}, {"bpsm", shape.blocks_per_sm}});
+  c.name = bench_name("inflight", "blocks", {{"block", block}, {"bpsm", shape.blocks_per_sm}});
   c.prepare = [](environment& e) { e.out().poison(e.stream()); };
   auto launch = [=](environment& e) {
     inflight_blocks<<<static_cast<unsigned>(blocks), block, bytes, e.stream()>>>(
@@ -288,8 +286,9 @@ struct type_tag {
 
 std::vector<bench_case> blocks_calibration_cases(environment& env) {
   // empty blocks of 128 threads (the quick sweep runs 64, 256 and 1024), one per SM at a time
-  std::optional<bench_case> c = blocks_case(env, {128, 1}, "model");
+  std::optional<bench_case> c = blocks_case(env, {128, 1});
   if (!c) return {};
+  c->name = bench_name("model", "blocks", {{"block", 128}, {"bpsm", 1}});
   std::vector<bench_case> cases;
   cases.push_back(std::move(*c));
   return cases;
