@@ -3,10 +3,11 @@ line between what it gives reads, copies and writes, and a copy slows down the d
 threads queue (docs/model.md, reads and writes mixed).
 
 - Mix: the calibration's `model/mix/f32/reads:K` (K = 5, 7, 12) read K arrays and write one,
-  each coalesced, on a block per tile: a write share of 1 / (K + 1); `reads:K/writes:2`
-  write two: a share of 1/5 (the SoA family's s16, from twice its streams). A probe of a larger
-  share (fewer loads per word written) is left out: on the H200 its bytes in flight bound it,
-  not DRAM (the shares of 1/4 and 1/3 from two outputs ran 8 % and 18 % below the line). Each probe's time per byte over the straight line's at its share
+  each coalesced, on a block per tile: a write share of 1 / (K + 1); `reads:8/writes:2`
+  writes two: a share of 1/5 (the SoA family's s16, from twice its streams). A probe of a
+  larger share (fewer loads per word written) is left out: on the H200 its bytes in flight
+  bound it, not DRAM (shares of 1/4 and 1/3 from two outputs ran below both 1/5 and an even
+  copy). Each probe's time per byte over the straight line's at its share
   (`Params.dram_ns_per_byte` without this term) is its factor; a stream's factor is linear in
   its write share between the probes, 1 at no writes and at half (the read's and the copy's
   rates are measured themselves) and past half (no probe there).
