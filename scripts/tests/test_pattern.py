@@ -618,6 +618,17 @@ def test_the_model_predicts_every_committed_pattern_within_5_percent():
     assert ratios[("gather", TRANSPOSED)] < 1
 
 
+FRESH_RUN = MODEL_RUN.parent / "20261128-043559-pattern"  # today's model printed its own ratios
+
+
+@pytest.mark.skipif(not FRESH_RUN.is_dir(), reason="results/ is not in this checkout")
+def test_a_fresh_run_measures_every_pattern_within_5_percent_of_its_prediction():
+    where, explanations = pattern_explain.explain_file(FRESH_RUN / "pattern.json.gz")
+    assert where.params is not None and len(explanations) == 13
+    for e in explanations:
+        assert abs(e.gbs / e.predicted_gbs - 1) <= 0.05, e.expression
+
+
 def test_a_patterns_shape_follows_its_step_and_its_shared_words():
     from gmbtools.analysis import pattern_model
     base = {"model_dram_bytes": 2 * 2**26, "model_efficiency": 1.0, "pattern_threads": 2**24,
