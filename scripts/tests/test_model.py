@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261126-203817-model/default.json.gz"
 # with every calibration probe (persistent streams, reduce trees)
 H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
+# ... and the two-output mix and the empty blocks
+H200_PROBES = REPO / "results/nvidia-h200/20261128-040240/default.json.gz"
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 
@@ -91,7 +93,8 @@ def h100():
     return frame.medians_frame([results.load(H100_RUN)])
 
 
-@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES], ids=["older", "every-probe"])
+@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES, H200_PROBES],
+                         ids=["older", "every-probe", "h200"])
 def test_no_prediction_uses_a_number_its_own_family_measured(run):
     """The issue's check: parameters built from the run with a family removed predict every
     benchmark of that family the same (within 1 %) as the model does."""
@@ -234,6 +237,18 @@ def test_hot_reads_run_at_the_level_that_holds_them_and_constant_loads_serialize
     assert constant(4) == pytest.approx(1 / (1 / 15000 + 3 * per_word))
     assert constant(32) == pytest.approx(500.0)
     assert constant(1, ws=65536) is None  # past the first level: not modelled
+
+
+def test_without_the_inflight_family_an_empty_blocks_slot_is_the_calibrations():
+    h200 = frame.medians_frame([results.load(H200_PROBES)])
+    alone = model_params.params_from(h200, without="inflight")
+    whole = model_params.params_from(h200)
+    assert alone.sources["block_slot_ns"] == "model/blocks/block:128/bpsm:1"
+    assert whole.sources["block_slot_ns"] == "inflight/blocks/block:256/bpsm:1"
+    # an empty block of 128 threads holds its slot as long as one of 256 (within 5 %), not as
+    # long as a block that loads and stores (the fallback, `load_slot_ns`)
+    assert alone.block_slot_ns == pytest.approx(whole.block_slot_ns, rel=0.05)
+    assert alone.block_slot_ns < 0.95 * whole.load_slot_ns
 
 
 def test_empty_blocks_start_at_the_gpus_rate_or_as_their_slots_free():
