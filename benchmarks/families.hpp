@@ -32,7 +32,8 @@ std::vector<bench_case> stride_calibration_cases(environment& env);
 std::vector<bench_case> instruction_calibration_cases(environment& env);
 std::vector<bench_case> offset_calibration_cases(environment& env);
 std::vector<bench_case> mix_calibration_cases(environment& env);
-std::vector<bench_case> blocks_calibration_cases(environment& env);
+std::vector<bench_case> inflight_calibration_cases(environment& env);
+std::vector<bench_case> matrix_calibration_cases(environment& env);
 std::vector<bench_case> copy_depth_calibration_cases(environment& env);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
 // Bulk copies (TMA, sm_90 on): built once, like the other paths (no LDG or STG to change).

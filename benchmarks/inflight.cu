@@ -284,13 +284,22 @@ struct type_tag {
 
 }  // namespace
 
-std::vector<bench_case> blocks_calibration_cases(environment& env) {
-  // empty blocks of 128 threads (the quick sweep runs 64, 256 and 1024), one per SM at a time
-  std::optional<bench_case> c = blocks_case(env, {128, 1});
-  if (!c) return {};
-  c->name = bench_name("model", "blocks", {{"block", 128}, {"bpsm", 1}});
+std::vector<bench_case> inflight_calibration_cases(environment& env) {
   std::vector<bench_case> cases;
-  cases.push_back(std::move(*c));
+  // empty blocks of 128 threads (the quick sweep runs 64, 256 and 1024), one per SM at a time
+  if (std::optional<bench_case> c = blocks_case(env, {128, 1})) {
+    c->name = bench_name("model", "blocks", {{"block", 128}, {"bpsm", 1}});
+    cases.push_back(std::move(*c));
+  }
+  // a persistent read of two 4-B loads per thread, four blocks of 256 per SM (the quick sweep
+  // runs one and four loads, two and eight blocks): 8 KiB per SM, far below DRAM's rate, where
+  // a warp's round waits for the SM to take in its other warps' loads (the drain)
+  const placement where;
+  if (std::optional<bench_case> c =
+          make_case<float, 2>(env, where, operation::kRead, {256, 4}, grid_form::kPersistent)) {
+    c->name = "model/" + c->name;
+    cases.push_back(std::move(*c));
+  }
   return cases;
 }
 

@@ -63,6 +63,16 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
 
 }  // namespace
 
+std::vector<bench_case> matrix_calibration_cases(environment& env) {
+  // a column walk 2,000 wide (the sweep runs 1,000 to 4,096): every lane's store alone in its
+  // line, so the crossbar's store requests into the L2, one line each, set its rate
+  bench_case c = matrix_case<true>(env, 2000, 2000, false);
+  c.name = "model/" + c.name;
+  std::vector<bench_case> cases;
+  cases.push_back(std::move(c));
+  return cases;
+}
+
 std::vector<bench_case> matrix_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
   for (std::size_t width : {1000, 1024, 4000, 4096}) {

@@ -36,7 +36,11 @@
 // - model/copy/f32|f64|f32x4/ilp:16 (benchmarks/coalesced.cu): the copy on a block per tile
 //   with 64, 128 and 256 B per thread in flight: what DRAM gives a copy that deep;
 // - model/blocks/block:128/bpsm:1 (benchmarks/inflight.cu): empty blocks one per SM at a
-//   time: how long an empty block holds its slot.
+//   time: how long an empty block holds its slot; and
+//   model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent (the same file): a
+//   persistent read of two loads per thread far below DRAM's rate: the SM's drain;
+// - model/matrix/cols/w:2000/pad:0 (benchmarks/matrix.cu): the column walk at a width the
+//   sweep does not run, every store alone in its line: the rate of lone stores into the L2.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -51,7 +55,7 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       loaded_calibration_cases, stride_calibration_cases,
                       instruction_calibration_cases, offset_calibration_cases,
                       mix_calibration_cases, copy_depth_calibration_cases,
-                      blocks_calibration_cases}) {
+                      inflight_calibration_cases, matrix_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

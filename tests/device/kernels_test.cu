@@ -78,7 +78,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   // writes and both at 7 strides, reads and writes at 3 more past a page (24 to 48 GiB each:
   // those the GPU's free memory holds); the f32 copy with 4 counts of instructions more; the
   // misaligned stores' copy; four mixes of reads and writes (one of them to two outputs);
-  // three copies 16 deep; empty blocks of 128 threads, one per SM.
+  // three copies 16 deep; empty blocks of 128 threads, one per SM; a persistent read of two
+  // loads per thread, 4 blocks per SM; the column walk 2,000 wide.
   int l2_probes = 0;
   for (std::size_t set : {5 * kMiB / 4, 10 * kMiB, 20 * kMiB}) {
     l2_probes += env_->array_bytes() >= set && 2 * set <= env_->device().l2_bytes ? 1 : 0;
@@ -89,7 +90,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     loaded += k + 1 < static_cast<unsigned>(env_->device().sms) ? 1 : 0;
   }
   const int calibration =
-      3 * 2 + 3 + 1 + l2_probes + 3 + 6 * 2 + loaded + 7 * 3 + 4 + 1 + 4 + 3 + 1;
+      3 * 2 + 3 + 1 + l2_probes + 3 + 6 * 2 + loaded + 7 * 3 + 4 + 1 + 4 + 3 + 1 + 1 + 1;
   EXPECT_GE(per_family["model"], calibration);
   EXPECT_LE(per_family["model"], calibration + 3 * 2);
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
@@ -129,7 +130,10 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     if (starts_with(c.name, "model/instructions/")) family = "copy";
     if (starts_with(c.name, "model/copy/")) family = "copy";
     if (starts_with(c.name, "model/mix/")) family = "soa";
-    if (starts_with(c.name, "model/blocks/")) family = "inflight";
+    if (starts_with(c.name, "model/matrix/")) family = "matrix";
+    if (starts_with(c.name, "model/blocks/") || starts_with(c.name, "model/inflight/")) {
+      family = "inflight";
+    }
     // ... and by its family's name
     const std::string bare = starts_with(c.name, "model/") ? c.name.substr(6) : c.name;
     if (family == "aos" || family == "soa" || family == "aos_staged") {
@@ -428,7 +432,7 @@ TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
         starts_with(c.name, "model/read/") || starts_with(c.name, "inflight/read") ||
-        starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/") ||
+        starts_with(c.name, "model/inflight/read") || starts_with(c.name, "managed/read/") || starts_with(c.name, "peer/read/") ||
         starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/") ||
         starts_with(c.name, "model/bulk/read/") || starts_with(c.name, "peer/bulk/read/")) {
       continue;  // checking reads write nothing; see the next test
@@ -532,8 +536,9 @@ TEST_F(Cases, CheckingReadsReportAWrongInputWord) {
     const bool staged = (starts_with(c.name, "bulk/read/") || starts_with(c.name, "bulk/latency/") ||
                          starts_with(c.name, "inflight/read_async/")) &&
                         unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty();
-    if (!starts_with(c.name, "read/") && !starts_with(c.name, "inflight/read/") && !rereads &&
-        !staged) {
+    const bool inflight_read =
+        starts_with(c.name, "inflight/read/") || starts_with(c.name, "model/inflight/read/");
+    if (!starts_with(c.name, "read/") && !inflight_read && !rereads && !staged) {
       continue;
     }
     SCOPED_TRACE(c.name);

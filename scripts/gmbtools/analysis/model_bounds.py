@@ -7,19 +7,10 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   rate of its mix of reads and writes (`Params.dram_ns_per_byte`), strided or scattered
   accesses paying their share of the page term (`model_pages`), a plain copy on a block per
   tile its depth's factor (`model_mix`).
-- `latency`: Little's law. Every SM holds `threads_per_sm` threads, each with its loads in
-  flight; a load's round trip is the DRAM latency under the load the kernel itself makes (the
-  loaded chase's curve of the same mix), plus the wait for each further 128-B line of the
-  warp's round (`Shape.lines_per_round`; the idle wait, as much longer as the loaded latency
-  is), plus the wait in the L1's queue (its data stage takes a load's lines one per cycle: an
-  M/D/1 queue's mean wait at the share of that stage's rate the kernel uses), plus, for a
-  persistent grid, the warp's own round
-  (loop and address), for a grid of one block per tile, the time an empty block holds its
-  slot and the wait for its turn among the SM's block starts, and for a reduce rung's block its
-  tree in shared memory, longer the more trees share the SM (`model_trees`). The
-  latency is read off the curve at the DRAM rate the kernel makes (its logical rate over its
-  efficiency: a load that brings unused sectors loads the DRAM more), as a share of what DRAM
-  gives the kernel's own traffic.
+- `latency`: Little's law (`model_latency`): every SM's threads hold their loads in flight
+  for a round: the DRAM latency under the load the kernel itself makes, the wait for the
+  round's further lines and in the L1's queue, a persistent warp's own round and the SM's
+  drain, a block's slot and start, a reduce rung's tree.
 - `block starts`: a grid of one block per tile starts at most `block_rate` blocks per ns.
 - `L2 to SM`: every request moves its sectors from the L2 to the SM; the L2's rate counts
   sector bytes, so a request of 32 sectors for 128 useful bytes moves 8 sector bytes each, and
@@ -27,8 +18,9 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   whose lines no other warp of the block reads: strides, gathers) costs 64 B.
 - `L1 lines`: the L1 takes one 128-B line of a warp load per SM cycle: a load whose 32 lanes
   touch 16 lines (a 64-B structure's word, lane by lane) moves 8 B per cycle per SM.
-- `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, 128 B of its rate
-  per store (a column walk's stores); stores that share lines are not a bound.
+- `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, at the rate of the
+  calibration's column walk (`l2_stores_per_ns`; without it, 128 B of the L2's rate per store);
+  stores that share lines are not a bound.
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
 - `tree`: Little's law, as `latency`, for a reduce rung whose tree in shared memory takes
   longer than its load's round trip (`model_trees`).
@@ -40,12 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gmbtools.analysis import model_instructions, model_pages, model_trees
-from gmbtools.analysis.littles_law import LoadedCurve, solve
+from gmbtools.analysis import model_instructions, model_latency, model_pages
 from gmbtools.analysis.model_params import Params
 
 SECTOR = 32
-NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
 
 DRAM, LATENCY, BLOCKS, L2 = "DRAM", "latency", "block starts", "L2 to SM"
 L2_STORES = "SM to L2"  # lone stores, a line each
@@ -165,9 +155,14 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
             max(s.factor, 1.0) * s.rounds
         out[BLOCKS] = p.block_rate * per_block
     if s.op != "write" and p.sms:
-        curve = p.read_curve if s.op == "read" else _mixed_curve(p, s)
+        curve = p.read_curve if s.op == "read" else model_latency.mixed_curve(p, s)
         if curve is not None:
-            gbs, tree_ns = _littles_law(p, s, curve, roof)
+            full_copy = s.grid == "full" and s.op == "copy"  # the probes are such copies
+            slots = instruction_slots(p) if s.instructions and full_copy else None
+            load_slot = slots.slot(s.instructions) if slots is not None else None
+            gbs, tree_ns = model_latency.littles_law(
+                p, s, curve, roof, load_slot,
+                drain_bytes_per_ns(p) if model_latency.drains(s) else None)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
     if s.chunks and p.bulk_chunk_ns and p.sms:  # one chunk per turnaround, each block
@@ -188,105 +183,76 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
         # the L1 takes a warp load's lines one per cycle: 32 lanes' words per that many cycles
         per_cycle = 32 * s.word_bytes / s.lines_per_request  # loaded bytes, per SM
         out[L1_LINES] = p.sms * p.sm_clock_ghz * per_cycle * max(s.factor, 1.0)
-    if p.l2_gbs and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
+    per_ns = p.l2_stores_per_ns or (p.l2_gbs / LINE if p.l2_gbs else None)  # lone stores
+    if per_ns and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
         stored = s.store_bytes_per_thread or s.load_bytes_per_thread  # per thread
         stores = stored / (4.0 if s.store_bytes_per_thread else s.word_bytes)
         logical = s.load_bytes_per_thread * (max(s.factor, 1.0) if s.op == "copy" else 1.0)
-        out[L2_STORES] = p.l2_gbs * logical / (stores * LINE)
+        out[L2_STORES] = per_ns * logical / stores
     return out
-
-
-def _mixed_curve(p: Params, s: Shape) -> LoadedCurve | None:
-    """The loaded latency of a kernel that reads and writes: the copy's curve (as many bytes
-    written as read) for an even mix, nearer the read curve the fewer its DRAM writes (a
-    structure's fields read, one word stored), linear in the writes' share."""
-    if p.copy_curve is None or p.read_curve is None:
-        return p.copy_curve
-    reads, writes = s.dram_split
-    share = min(1.0, 2 * writes / (reads + writes)) if reads + writes > 0 else 1.0
-    if share >= 1.0:
-        return p.copy_curve
-    most = (1 - share) * p.read_curve.most_gbs + share * p.copy_curve.most_gbs
-    gbs = np.union1d(p.read_curve.gbs, p.copy_curve.gbs)
-    gbs = np.append(gbs[gbs < most], most)  # up to what DRAM gives the mix
-    ns = [(1 - share) * p.read_curve.latency(g) + share * p.copy_curve.latency(g) for g in gbs]
-    return LoadedCurve(gbs, np.array(ns))
-
-
-def _littles_law(p: Params, s: Shape, curve: LoadedCurve, roof: float) -> tuple[float, float]:
-    """The logical rate B = factor x sms x bytes in flight per SM / (L(B / efficiency) + slot):
-    `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B would
-    pass the roof but the run has no DRAM bound), and a reduce rung's tree time there."""
-    threads = s.resident_threads or p.threads_per_sm
-    # each further line's wait, measured idle, grows as the loaded latency does
-    lines_ns = (p.line_ns or 0.0) * (s.lines_per_round - 1)
-    slot = 0.0
-    if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
-        slot += p.bulk_chunk_ns
-    elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
-        slot += (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
-    if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
-        # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
-        start = p.sms / p.block_rate if p.block_rate else 0.0
-        load_slot = p.load_slot_ns or 0.0
-        slots = instruction_slots(p) if s.instructions and s.op == "copy" \
-            else None
-        if slots is not None:  # the probes are copies: a block that loads and stores
-            load_slot = slots.slot(s.instructions)
-        slot += (load_slot + start) / s.rounds  # once per block
-    # the curve's load as a share of what DRAM gives this kernel's traffic: a stream DRAM
-    # moves more slowly (a persistent grid's one-line requests) reaches the same queues sooner
-    scale = min(1.0, roof / (curve.most_gbs * s.efficiency)) if math.isfinite(roof) else 1.0
-    logical_curve = LoadedCurve(curve.gbs * s.efficiency * scale, curve.ns)
-    peak = roof if math.isfinite(roof) else NO_ROOF
-    bif, factor = threads * s.active * s.load_bytes_per_thread, max(s.factor, 1.0)
-    empty = (p.block_slot_ns or 0.0) + (p.sms / p.block_rate if p.block_rate else 0.0)
-    tree = model_trees.tree_of(p.trees or {}, s.tree, empty) if s.tree else None
-    per_sm = threads / s.threads_per_block
-
-    def tree_ns(gbs: float) -> float:  # a reduce rung's tree at the round `gbs` gives
-        return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
-
-    l1_gbs = p.sms * p.sm_clock_ghz * 32 * s.word_bytes / s.lines_per_request * factor \
-        if p.sm_clock_ghz and s.lines_per_request else None
-
-    def queue(b: float) -> float:  # the wait for the L1's data stage, one line per cycle
-        if not l1_gbs:
-            return 0.0
-        rho = min(b / l1_gbs, 0.99)
-        return s.lines_per_request / p.sm_clock_ghz * rho / (2 * (1 - rho))
-
-    def extra(b: float) -> float:
-        lines = lines_ns * logical_curve.latency(b) / max(logical_curve.idle_ns, 1e-9) \
-            if lines_ns else 0.0
-        return slot + tree_ns(b) + lines + queue(b)
-
-    gbs = solve(bif, p.sms, peak, logical_curve, factor=factor, extra_ns=extra)
-    return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))
 
 
 def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
     """The block slot by a warp's instructions from the run's instruction probes: each probe's
-    slot is the one with which this module's latency bound of the f32 copy gives its GB/s.
-    Kept on `p` with the parameters they were found from (the very objects: the cache holds
-    them), found again when any of them has changed."""
+    slot is the one with which this module's latency bound of the f32 copy gives its GB/s."""
     if not p.instruction_probes:
         return None
-    inputs = tuple(getattr(p, f.name) for f in dataclasses.fields(p)
-                   if f.name != "instruction_slots_cache")
-    cached = p.instruction_slots_cache
-    if cached is None or len(cached[0]) != len(inputs) or \
-            any(a is not b for a, b in zip(cached[0], inputs)):
-        plain = dataclasses.replace(p, instruction_probes=None, instruction_slots_cache=None)
+
+    def found():
+        plain = dataclasses.replace(p, instruction_probes=None, solved={})
 
         def bound(slot: float, dram: float) -> float:
             copy = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
                          efficiency=1.0, ld_sectors_per_req=4.0)
-            found = bounds(dataclasses.replace(plain, load_slot_ns=slot), copy)
-            return found.get(LATENCY, math.nan)
+            return bounds(dataclasses.replace(plain, load_slot_ns=slot), copy).get(LATENCY, math.nan)
 
-        cached = (inputs, model_instructions.slots_from(p.instruction_probes, bound))
-        p.instruction_slots_cache = cached
+        return model_instructions.slots_from(p.instruction_probes, bound)
+
+    return _solved(p, "instruction_slots", found)
+
+
+def drain_bytes_per_ns(p: Params) -> float | None:
+    """The SM's drain (bytes per ns per SM) from the run's drain probe: the rate with which
+    this module's latency bound of the probe's persistent read gives its GB/s (bisection: the
+    bound rises with the rate); None where no rate does (the bound without a drain is below the
+    probe's GB/s, or the latency bound is not the probe's)."""
+    if not p.drain_probe:
+        return None
+
+    def found():
+        word, loads, threads, gbs = p.drain_probe
+        read = Shape(op="read", load_bytes_per_thread=word * loads, grid="persistent",
+                     dram_bytes=1.0, efficiency=1.0, ld_sectors_per_req=32 * word / SECTOR,
+                     word_bytes=word, resident_threads=threads)
+        plain = dataclasses.replace(p, drain_probe=None, solved={})
+
+        roof = bounds(plain, read).get(DRAM, math.inf)  # as `bounds` reads the curve
+
+        def bound(rate: float) -> float:
+            if plain.read_curve is None:
+                return math.nan
+            return model_latency.littles_law(plain, read, plain.read_curve, roof, None, rate)[0]
+
+        lo, hi = 1.0, 1e5
+        if not bound(lo) < gbs < bound(hi):
+            return None
+        for _ in range(60):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if bound(mid) > gbs else (mid, hi)
+        return math.sqrt(lo * hi)
+
+    return _solved(p, "drain", found)
+
+
+def _solved(p: Params, key: str, find):
+    """A term found by solving the model for its probe (`find()`), kept on `p` with the
+    parameters it was found from (the very objects) and found again when any has changed."""
+    inputs = tuple(getattr(p, f.name) for f in dataclasses.fields(p) if f.name != "solved")
+    cached = p.solved.get(key)
+    if cached is None or len(cached[0]) != len(inputs) or \
+            any(a is not b for a, b in zip(cached[0], inputs)):
+        cached = (inputs, find())
+        p.solved[key] = cached
     return cached[1]
 
 

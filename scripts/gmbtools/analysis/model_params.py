@@ -14,6 +14,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
+| `l2_stores_per_ns` | lone stores the L2 takes per ns, one line each | `model/matrix/cols/w:2000/pad:0`: the column walk's GB/s over its 8 B per store (without it the bound takes 128 B of `l2_gbs` per store) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `pages` | the share of that time a step pays (`model_pages`) | `model/stride/f32/{read,write}/s:*`: strided f32 reads, writes at steps of 40 B to 6 KiB |
 | `streams` | what DRAM delivers to a persistent grid's streams of reads, writes, copies; of one line per request and of more (`model_streams`) | `inflight/{read,write,copy}/{w:16/ilp:1,w:4/ilp:4}/block:256/bpsm:8/grid:persistent` (`{read,write,copy}/{f32x4/ilp:1,f32/ilp:4}/grid:persistent`) |
@@ -27,6 +28,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
 | `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/mix/f32/reads:8/writes:2`, `model/copy/{f32,f64,f32x4}/ilp:16` |
 | `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
+| `drain_probe` | the SM's drain: the rate at which it takes in its warps' loads (`model_latency`) | `model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent` (`read/f32/ilp:2/grid:persistent`, `inflight/read/w:4/ilp:4/block:256/bpsm:2/grid:persistent`) |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -38,9 +40,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_mix,
-                               model_onchip, model_pages, model_stores, model_streams,
-                               model_trees)
+from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
+                               model_mix, model_onchip, model_pages, model_stores,
+                               model_streams, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -62,6 +64,7 @@ SOURCES = {
                       "read/f32/ilp:1/grid:full"),
     "load_slot_ns": ("read/f32/ilp:1/grid:full",),
     "l2_gbs": "cache/read/ws:",
+    "l2_stores_per_ns": "model/matrix/cols/w:2000/pad:0",  # a copy: 8 B per store (4 + 4)
     "round_ns": ("inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent",
                  "read/f32/ilp:1/grid:persistent"),
     "line_ns": ("latency/chase/ws:{}/lanes:32", "latency/chase/ws:{}/lanes:1"),
@@ -90,6 +93,7 @@ class Params:
     block_slot_ns: float | None = None
     load_slot_ns: float | None = None  # ... a block that loads and stores
     l2_gbs: float | None = None
+    l2_stores_per_ns: float | None = None  # lone stores into the L2, one line each
     scatter_read: float | None = None  # extra ns per DRAM byte of loads one per DRAM page
     scatter_write: float | None = None  # ... of stores one per page (each a read-modify-write)
     pages: dict | None = None  # the share of those a step pays, by side (model_pages)
@@ -103,8 +107,9 @@ class Params:
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
     instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
-    # the slots model_bounds.instruction_slots found from them, with what they were found from
-    instruction_slots_cache: tuple | None = field(default=None, compare=False, repr=False)
+    drain_probe: tuple | None = None  # (word, loads, threads, GB/s) of a persistent read
+    # terms model_bounds found by solving the model for their probes, with what they came from
+    solved: dict = field(default_factory=dict, compare=False, repr=False)
     store_part_ns: float | None = None  # stores off their sectors (model_stores)
     mix: model_mix.MixTerms | None = None  # mixes off the straight line, deep copies
     chases: model_chases.ChaseProbes | None = None  # the calibration chases (model/chase/*)
@@ -220,11 +225,16 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
+    drain = model_latency.drain_from(value)
+    if drain is not None:
+        take("drain_probe", drain[1], drain[0])
     l2 = model_onchip.l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
     if l2 is not None:
         take("l2_gbs", l2[1], l2[0])
+    stores = value(SOURCES["l2_stores_per_ns"])
+    take("l2_stores_per_ns", stores and stores / 8, SOURCES["l2_stores_per_ns"])
     return p
 
 
