@@ -70,8 +70,8 @@ def test_one_reads_turnaround_predicts_the_other_small_bulk_reads_within_5_perce
 
 
 def test_a_default_run_with_the_probe_predicts_the_small_four_stage_reads_within_5_percent():
-    """End to end on an H100 run that measured the probe (results/.../20261127-110625)."""
-    run = REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261127-110625"
+    """End to end on an H100 run that measured the probe (results/.../20261128-074929)."""
+    run = REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261128-074929"
     if not run.is_dir():
         pytest.skip("no results/ here")
     medians = frame.readable_medians(run, results.load_folder(run))
