@@ -428,6 +428,29 @@ TEST_F(Cases, PeerFamilyExistsExactlyWhereThereIsAPartner) {
   }
 }
 
+// The model predicts each benchmark from parameters its own family did not measure; a probe
+// of the calibration must not be a benchmark of the default run under another name.
+TEST_F(Cases, NoCalibrationProbeIsABenchmarkOfTheDefaultRun) {
+  const auto cases = all_cases(*env_);
+  std::set<std::string> names;
+  for (const auto& c : cases) names.insert(c.name);
+  // probes named by their kernel's variant where the family's names carry the family
+  const std::map<std::string, std::string> family_of_variant = {
+      {"read/ws:", "cache/"}, {"chase/", "latency/"}, {"loaded/", "latency/"},
+      {"blocks/", "inflight/"}};
+  int probes = 0;
+  for (const auto& c : cases) {
+    if (!starts_with(c.name, "model/")) continue;
+    ++probes;
+    const std::string bare = c.name.substr(6);
+    EXPECT_EQ(names.count(bare), 0u) << c.name;
+    for (const auto& [variant, family] : family_of_variant) {
+      if (starts_with(bare, variant)) EXPECT_EQ(names.count(family + bare), 0u) << c.name;
+    }
+  }
+  EXPECT_GT(probes, 0);
+}
+
 TEST_F(Cases, VerificationRejectsAnUnwrittenOutput) {
   for (const auto& c : all_cases(*env_)) {
     if (starts_with(c.name, "read/") || starts_with(c.name, "cache/") ||
