@@ -30,8 +30,6 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from gmbtools.analysis import model_instructions, model_latency, model_pages
 from gmbtools.analysis.model_params import Params
 
@@ -225,7 +223,6 @@ def drain_bytes_per_ns(p: Params) -> float | None:
                      dram_bytes=1.0, efficiency=1.0, ld_sectors_per_req=32 * word / SECTOR,
                      word_bytes=word, resident_threads=threads)
         plain = dataclasses.replace(p, drain_probe=None, solved={})
-
         roof = bounds(plain, read).get(DRAM, math.inf)  # as `bounds` reads the curve
 
         def bound(rate: float) -> float:
