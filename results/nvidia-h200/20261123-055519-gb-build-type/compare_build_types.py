@@ -1,5 +1,6 @@
 """Prints the table of summary.md: median GB/s of each benchmark with the two builds of Google
 Benchmark, run alternately twice (system-debug-1, release-1, system-debug-2, release-2)."""
+import gzip
 import json
 from pathlib import Path
 
@@ -7,7 +8,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def medians(name):
-    doc = json.loads((HERE / f"{name}.json").read_text())
+    doc = json.loads(gzip.open(HERE / f"{name}.json.gz").read())
     return {b["run_name"].removesuffix("/manual_time"): b["bytes_per_second"] / 1e9
             for b in doc["benchmarks"] if b.get("aggregate_name") == "median"}
 
