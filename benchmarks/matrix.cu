@@ -64,12 +64,13 @@ bench_case matrix_case(environment& env, std::size_t width, std::size_t pitch, b
 }  // namespace
 
 std::vector<bench_case> matrix_calibration_cases(environment& env) {
-  // a column walk 2,000 wide (the sweep runs 1,000 to 4,096): every lane's store alone in its
-  // line, so the crossbar's store requests into the L2, one line each, set its rate
-  bench_case c = matrix_case<true>(env, 2000, 2000, false);
-  c.name = "model/" + c.name;
+  // walks 2,000 wide (the sweep runs 1,000 to 4,096): by columns every lane's store is alone
+  // in its line, so the crossbar's store requests into the L2, one line each, set its rate; by
+  // rows each block's eight warps load eight rows: how long a block waits for the slowest
   std::vector<bench_case> cases;
-  cases.push_back(std::move(c));
+  cases.push_back(matrix_case<true>(env, 2000, 2000, false));
+  cases.push_back(matrix_case<false>(env, 2000, 2000, false));
+  for (bench_case& c : cases) c.name = "model/" + c.name;
   return cases;
 }
 

@@ -40,7 +40,9 @@
 //   model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent (the same file): a
 //   persistent read of two loads per thread far below DRAM's rate: the SM's drain;
 // - model/matrix/cols/w:2000/pad:0 (benchmarks/matrix.cu): the column walk at a width the
-//   sweep does not run, every store alone in its line: the rate of lone stores into the L2.
+//   sweep does not run, every store alone in its line: the rate of lone stores into the L2;
+//   and model/matrix/rows/w:2000/pad:0, the row walk there: each 32 x 8 block's warps load
+//   eight rows, how much longer such a block holds its slot.
 // Each is verified as its family verifies it.
 #include <vector>
 

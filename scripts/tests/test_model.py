@@ -24,7 +24,7 @@ H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261126-203817-model/default.j
 # with every calibration probe (persistent streams, reduce trees)
 H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
 # ... and the two-output mix and the empty blocks
-H200_PROBES = REPO / "results/nvidia-h200/20261128-072805/default.json.gz"
+H200_PROBES = REPO / "results/nvidia-h200/20261128-103049/default.json.gz"
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 

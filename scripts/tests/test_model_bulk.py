@@ -20,9 +20,9 @@ RUNS = [REPO / "results" / "nvidia-h100-80gb-hbm3" / "20261127-043312-time",
 PROBE = model_params.SOURCES["bulk_chunk_ns"]
 
 
-def bulk_row(size, stages, bpsm=1, op="read"):
+def bulk_row(size, stages, bpsm=1, op="read", warps=4):
     return pd.Series({"family": "bulk", "variant": op, "bytes": str(size), "stages": str(stages),
-                      "bpsm": str(bpsm), "warps": "4"})
+                      "bpsm": str(bpsm), "warps": str(warps)})
 
 
 def test_the_turnaround_is_a_blocks_chunk_over_its_rate():
@@ -46,6 +46,26 @@ def test_a_block_turns_one_chunk_around_at_a_time_and_each_stage_waits_for_it():
     # a copy counts its bytes twice
     gbs, _ = model_bounds.predict(p, model_shapes.shape_of(bulk_row(1024, 8, op="copy")))
     assert gbs == pytest.approx(2 * 100 * 1024 / 250)
+
+
+def test_a_chunk_a_warp_checks_for_longer_than_the_turnaround_holds_the_block_that_long():
+    # one at a time: 1,000 ns for 1 KiB, 3,048 ns for 21 KiB: 0.1 ns per byte
+    line = {1024.0: 1000.0, 21504.0: 3048.0}
+    assert model_bulk.turnaround_ns(250.0, line, 1024.0) == 250.0  # 102 ns of checking: hidden
+    assert model_bulk.turnaround_ns(250.0, line, 32768.0) == pytest.approx(3276.8)
+    assert model_bulk.turnaround_ns(250.0, None, 32768.0) == 250.0
+    assert model_bulk.turnaround_ns(None, line, 32768.0) is None
+    curve = LoadedCurve(np.array([100.0, 4000.0]), np.array([500.0, 500.0]))
+    p = model_params.Params(sms=100, read_curve=curve, read_gbs=30000.0, write_gbs=30000.0,
+                            copy_gbs=30000.0, bulk_chunk_ns=250.0, round_ns=40.0,
+                            bulk_latency=line)
+    # one warp checks a 32-KiB chunk: the block turns one around per 3,276.8 ns; four warps a
+    # quarter each: 819.2 ns; a copy checks nothing: the turnaround
+    for warps, ns in ((1, 3276.8), (4, 819.2)):
+        gbs, bound = model_bounds.predict(p, model_shapes.shape_of(bulk_row(32768, 8, warps=warps)))
+        assert (gbs, bound) == (pytest.approx(100 * 32768 / ns), model_bounds.TURNAROUND)
+    gbs, _ = model_bounds.predict(p, model_shapes.shape_of(bulk_row(32768, 8, op="copy")))
+    assert gbs == pytest.approx(2 * 100 * 32768 / 250)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda r: r.parent.name)
@@ -80,6 +100,7 @@ def test_a_default_run_with_the_probe_predicts_the_small_four_stage_reads_within
     for name in ("bulk/read/bytes:1024/stages:4/bpsm:1/warps:4",
                  "bulk/read/bytes:4096/stages:4/bpsm:1/warps:4",
                  "bulk/read/bytes:1024/stages:4/bpsm:1/warps:1",
-                 "bulk/read/bytes:1024/stages:4/bpsm:4/warps:1"):
+                 "bulk/read/bytes:1024/stages:4/bpsm:4/warps:1",
+                 "bulk/read/bytes:32768/stages:4/bpsm:1/warps:1"):  # one warp checks 32 KiB
         assert rows.loc[name, "model_bound"] == model_bounds.TURNAROUND, name
         assert abs(rows.loc[name, "gbs"] / rows.loc[name, "model_gbs"] - 1) <= 0.05, name

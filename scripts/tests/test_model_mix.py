@@ -68,9 +68,11 @@ def test_a_plain_copy_pays_the_factor_of_its_depth_and_other_shapes_none():
     deep = Shape(op="copy", load_bytes_per_thread=64.0, grid="full", dram_bytes=1e9,
                  efficiency=1.0, ld_sectors_per_req=4.0, spread_loads=True)
     assert model_bounds.bounds(q, deep)[model_bounds.DRAM] == pytest.approx(p.copy_gbs / 1.04)
-    # a persistent grid, a tile that loads its bytes together (a transpose's), a strided copy
-    for other in ({"grid": "persistent"}, {"spread_loads": False},
-                  {"read_step": 16.0, "spread_loads": False}):
+    persistent = Shape(**{**vars(deep), "grid": "persistent"})  # its loads as far apart
+    assert model_bounds.bounds(q, persistent)[model_bounds.DRAM] == \
+        pytest.approx(model_bounds.bounds(p, persistent)[model_bounds.DRAM] / 1.04)
+    # loads of one thread in one line (a structure's fields), a strided copy
+    for other in ({"spread_loads": False}, {"read_step": 16.0, "spread_loads": False}):
         shape = Shape(**{**vars(deep), **other})
         assert model_bounds.bounds(q, shape)[model_bounds.DRAM] == \
             pytest.approx(model_bounds.bounds(p, shape)[model_bounds.DRAM])

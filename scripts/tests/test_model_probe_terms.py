@@ -111,7 +111,11 @@ def test_the_page_share_is_measured_between_the_probes_and_fixed_at_the_ends():
     curve = model_pages.PageCurve(np.array([64.0, 256.0]), np.array([0.2, 0.6]))
     curves = {"read": curve}
     assert model_pages.share(curves, "read", 16) == 0.0  # accesses sharing a granule stream
-    assert model_pages.share(curves, "read", 128) == pytest.approx(0.4)  # log2 halfway
+    assert model_pages.share(curves, "read", 64) == pytest.approx(0.2)  # through each probe
+    assert model_pages.share(curves, "read", 256) == pytest.approx(0.6)
+    # between them the monotone cubic through (32, 0), (64, 0.2), (256, 0.6), (4096, 1) in
+    # log2: a little above the straight line's 0.4, as the rise slows past 256 B
+    assert model_pages.share(curves, "read", 128) == pytest.approx(0.4154, abs=1e-3)
     assert model_pages.share(curves, "read", 4096) == 1.0
     assert model_pages.share(curves, "read", float("inf")) == 1.0
     assert model_pages.share(curves, "read", None) == 0.0
@@ -119,11 +123,28 @@ def test_the_page_share_is_measured_between_the_probes_and_fixed_at_the_ends():
     assert model_pages.share(curves, "write", 128) == pytest.approx(0.5)
 
 
+def test_the_curve_between_probes_keeps_their_rises_and_falls_and_their_straight_lines():
+    x = np.log2([40.0, 96.0, 192.0, 384.0, 768.0])
+    y = np.array([0.02, 0.05, 0.39, 0.85, 0.99])  # an H200's reads: a steep S
+    for a, b in zip(range(4), range(1, 5)):  # never past its neighbours
+        for t in np.linspace(x[a], x[b], 7):
+            assert y[a] - 1e-12 <= model_pages.monotone_cubic(x, y, t) <= y[b] + 1e-12
+    # 256 B apart: above the straight line between 192 and 384 B (0.58), as the sweep pays
+    at = np.log2(256.0)
+    assert model_pages.monotone_cubic(x, y, at) > np.interp(at, x, y) + 0.01
+    line = 0.1 + 0.2 * x  # collinear points: the line itself
+    assert model_pages.monotone_cubic(x, line, 7.3) == pytest.approx(0.1 + 0.2 * 7.3)
+    flat = np.array([0.3, 0.5, 0.5, 0.5, 0.7])  # a flat stretch stays flat
+    assert model_pages.monotone_cubic(x, flat, (x[1] + x[3]) / 2) == pytest.approx(0.5)
+    assert model_pages.monotone_cubic(x, y, 0.0) == y[0]  # the ends outside
+    assert model_pages.monotone_cubic(x, y, 99.0) == y[-1]
+
+
 def test_a_step_past_a_page_pays_more_than_a_random_access_by_the_probes_past_it():
     curve = model_pages.PageCurve(np.array([768.0, 1536.0, 6144.0]), np.array([0.9, 1.05, 1.2]))
     curves = {"read": curve}
     # no anchor at a page: between the probes, then the last one's
-    assert model_pages.share(curves, "read", 3072) == pytest.approx(1.125)  # log2 halfway
+    assert model_pages.share(curves, "read", 3072) == pytest.approx(1.1447, abs=1e-3)
     assert model_pages.share(curves, "read", 65536) == pytest.approx(1.2)
     assert model_pages.share(curves, "read", float("inf")) == 1.0  # a random access: the cost
     # a probe's share is held at MOST: 3 pages' cost is 2
@@ -140,8 +161,8 @@ def test_stores_pay_from_a_word_apart_by_the_part_of_each_sector_they_leave():
                                   model_pages.WORD)
     curves = {"write": curve, "read": model_pages.PageCurve(np.array([40.0]), np.array([0.04]))}
     assert model_pages.share(curves, "write", 4) == 0.0  # contiguous words stream
-    f32 = model_pages.share(curves, "write", 16)  # a word in four: log2(4) / log2(10) of 0.04
-    assert f32 == pytest.approx(0.04 * 2 / np.log2(10))
+    f32 = model_pages.share(curves, "write", 16)  # a word in four: part of the 40-B probe's
+    assert 0.0 < f32 < 0.04
     # f64 words 32 B apart leave each sector as much unwritten as f32 words 16 B apart
     assert model_pages.share(curves, "write", 32, word=8) == pytest.approx(f32)
     assert model_pages.share(curves, "write", 64, word=8) == curve.share(64)  # past a sector

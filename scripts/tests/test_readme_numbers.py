@@ -31,6 +31,7 @@ H200_TRANSPOSE = "results/nvidia-h200/20261123-105448-ladders-full"
 H200_REDUCE = "results/nvidia-h200/20261123-121406-ladders-full"
 H100_LADDERS = "results/nvidia-h100-80gb-hbm3/20261123-122232-ladders-full"
 H100_MODEL = "results/nvidia-h100-80gb-hbm3/20261128-074929"
+H200_MODEL = "results/nvidia-h200/20261128-103049"
 H100_TIME = "results/nvidia-h100-80gb-hbm3/20261127-043312-time"
 H200_TIME = "results/nvidia-h200/20261127-044635-time"
 H200_PATHS = "results/nvidia-h200/20261123-164704-paths-full"
@@ -146,8 +147,8 @@ def smallest_bulk_in_flight(run, share):
     return min(m.counters["bytes_in_flight_per_sm"] for m in bulk_reads(run) if m.gbs >= floor)
 
 
-def model_counts():
-    text = (REPO / H100_MODEL / "summary.md").read_text()
+def model_counts(run=H100_MODEL):
+    text = (REPO / run / "summary.md").read_text()
     return re.search(r"(\d+) of (\d+) benchmarks within 5%", text).groups()
 
 
@@ -192,6 +193,7 @@ CLAIMS = [
               (loaded(H100_INFLIGHT, 128, "load_gbs") / 1000, ".1f")]),
     ("{} of {} within 5 % on an H100", (H100_MODEL,),
      lambda: [(n, "s") for n in model_counts()]),
+    ("{} of {} on an H200", (H200_MODEL,), lambda: [(n, "s") for n in model_counts(H200_MODEL)]),
     ("the transpose climbs from {} GB/s (one thread per column) to {} "
      "(`transpose/f32/best/n:16384`, {}% of the copy, {} of `ref/memcpy_d2d`", (H200_TRANSPOSE,),
      lambda: [(gbs(H200_TRANSPOSE, "transpose/f32/thread_per_col/n:16384"), ".1f"),
@@ -225,7 +227,7 @@ CLAIMS = [
               (smallest_bulk_in_flight(H100_BULK_FULL, 0.97) / 1024, ".0f")]),
     ("one warp that also checks every word holds it to {}", (H100_BULK,),
      lambda: [(gbs(H100_BULK, BULK_ONE_WARP) / best_read(H100_BULK), ".2f")]),
-    ("The TMA rung (`tile_tma`: tiles moved by tensor copies, no registers) reaches {} GB/s, {} of "
+    ("The TMA rung (`tile_tma`: tiles moved by tensor copies) reaches {} GB/s, {} of "
      "`ref/memcpy_d2d`", (H100_BULK,),
      lambda: [(gbs(H100_BULK, "transpose/f32/tile_tma/n:16384"), ".1f"),
               (gbs(H100_BULK, "transpose/f32/tile_tma/n:16384")

@@ -21,16 +21,17 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `SM to L2`: stores of lanes 64 B apart or more reach the L2 one line each, at the rate of the
   calibration's column walk (`l2_stores_per_ns`; without it, 128 B of the L2's rate per store);
   stores that share lines are not a bound.
-- `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`.
+- `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`, or
+  per the time a warp of a read takes to check its share of the chunk (`model_bulk`).
 - `tree`: Little's law, as `latency`, for a reduce rung whose tree in shared memory takes
   longer than its load's round trip (`model_trees`).
 """
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
-from gmbtools.analysis import model_instructions, model_latency, model_pages
+from gmbtools.analysis import model_bulk, model_instructions, model_latency, model_pages
+from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
 
 SECTOR = 32
@@ -45,91 +46,14 @@ L1_LINES = "L1 lines"  # the L1 answers one 128-B line of a warp load per cycle
 TREE = "tree"  # a reduce rung's blocks sum in shared memory, sharing the SM (model_trees)
 
 
-@dataclass(frozen=True)
-class Shape:
-    """What the model needs of one kernel. Bytes are per launch unless named per thread."""
-
-    op: str  # "read", "write" or "copy": which bytes it moves and which latency curve applies
-    load_bytes_per_thread: float  # loads a thread has in flight at once (ilp x word)
-    grid: str  # "full": one block per tile; "persistent": each SM's blocks loop
-    dram_bytes: float  # the traffic model's DRAM bytes
-    efficiency: float  # useful / DRAM bytes
-    threads_per_block: int = 256
-    ld_sectors_per_req: float | None = None  # sectors one warp load brings to the SM
-    word_bytes: float = 4.0
-    resident_threads: int | None = None  # per SM; None: the SM's most
-    read_step: float | None = None  # bytes between neighbouring lanes' loads (None: streaming)
-    write_step: float | None = None  # ... stores
-    lone_loads: bool = False  # every lane's load alone in its half line, no other warp's there
-    store_bytes_per_thread: float | None = None  # a copy's stores, where not its loads' bytes
-    l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
-    chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
-    tree: str | None = None  # the reduce rung whose tree holds the block after its loads
-    counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
-    rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another
-    lines_per_request: float | None = None  # 128-B lines one warp load touches (the L1's cycles)
-    instructions: float | None = None  # a warp's, one pass (model_warp_instructions)
-    store_extra: float = 0.0  # extra sectors its stores write per sector filled (model_stores)
-    active: float = 1.0  # the share of a block's threads that load (the rest hold slots idle)
-    requests: float | None = None  # warp loads a round makes where each goes past the L1
-    spread_loads: bool = False  # a thread's loads a block apart: each in a line of its own
-
-    @property
-    def logical_bytes(self) -> float:
-        return self.dram_bytes * self.efficiency
-
-    @property
-    def lines_per_round(self) -> float:
-        """128-B lines one warp's loads of one round touch: a strided load's lanes share a line
-        only within 128 B; otherwise the lines its sectors span (a request of 5 sectors: 2),
-        each load apart, at most the lines of the distinct bytes the round brings (loads of
-        one structure's fields share theirs), never fewer than one load's own (a gather's
-        lanes in lines other warps also read), unless the loads are a block apart; loads that go
-        past the L1 (`requests`, `l1_reuse` off) each wait for their own lines."""
-        loads = max(1.0, self.load_bytes_per_thread / self.word_bytes)
-        if self.read_step is not None:
-            step = self.read_step
-            return loads * (32.0 if not math.isfinite(step) else min(32.0, max(1.0, step / 4)))
-        per_load = max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
-        if not self.l1_reuse and self.requests:  # each request's lines come from the L2
-            return self.requests * per_load
-        lines = loads * per_load
-        if self.spread_loads:
-            return lines
-        distinct = 32 * self.load_bytes_per_thread / max(self.efficiency, 1e-9)
-        return min(lines, max(per_load, math.ceil(distinct / 128 - 1e-9)))
-
-    @property
-    def factor(self) -> float:
-        """Logical bytes moved per logical byte loaded: 2 for a copy (each read is written), or
-        what its own stores add."""
-        if self.op == "copy" and self.store_bytes_per_thread is not None:
-            return 1.0 + self.store_bytes_per_thread / self.load_bytes_per_thread
-        return {"read": 1.0, "write": 0.0, "copy": 2.0}[self.op]
-
-    @property
-    def dram_split(self) -> tuple[float, float]:
-        """(DRAM read bytes, DRAM write bytes) of one launch. A copy reads and writes the same
-        logical bytes; DRAM moves them as they are on the streaming side and the rest (whole
-        sectors and granules, read-modify-writes) on the scattered one, half each where both
-        are scattered."""
-        if self.op == "read":
-            return self.dram_bytes, 0.0
-        if self.op == "write":
-            return 0.0, self.dram_bytes
-        half = min(self.logical_bytes / 2, self.dram_bytes)
-        if self.store_bytes_per_thread is not None:  # the stores' share, streaming
-            half = min(self.logical_bytes * (1 - 1 / self.factor), self.dram_bytes)
-        if self.write_step is not None and self.read_step is None:
-            return half, self.dram_bytes - half
-        if self.write_step is not None and self.read_step is not None:
-            return self.dram_bytes / 2, self.dram_bytes / 2
-        return self.dram_bytes - half, half
-
-
 def bounds(p: Params, s: Shape) -> dict[str, float]:
     """Every bound that applies, in logical GB/s (a bound the run lacks a parameter for is
     left out)."""
+    return _bounds(p, s, (rows_apart_ns(p) or 0.0) if s.rows_apart else 0.0)
+
+
+def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
+    """`bounds`, a block over rows far apart holding its slot `rows_ns` longer."""
     out: dict[str, float] = {}
     reads, writes = s.dram_split
     both = s.read_step is not None and s.write_step is not None and "both" in (p.pages or {})
@@ -139,8 +63,8 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
                                      model_pages.share(p.pages, "both" if both else "write",
                                                        s.write_step, s.word_bytes),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
-    if ns_per_byte and p.mix is not None and s.op == "copy" and s.grid == "full" and \
-            s.spread_loads:  # a plain copy's depth: its loads a block apart (model_mix)
+    if ns_per_byte and p.mix is not None and s.op == "copy" and s.spread_loads:
+        # a plain copy's depth: its loads a block apart, on either grid (model_mix)
         ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)
     roof = s.efficiency / ns_per_byte if ns_per_byte else math.inf  # what loads the queues
     if ns_per_byte and s.store_extra and p.store_part_ns and reads + writes > 0:
@@ -158,14 +82,17 @@ def bounds(p: Params, s: Shape) -> dict[str, float]:
             full_copy = s.grid == "full" and s.op == "copy"  # the probes are such copies
             slots = instruction_slots(p) if s.instructions and full_copy else None
             load_slot = slots.slot(s.instructions) if slots is not None else None
+            if rows_ns and s.grid == "full":  # it waits for the slowest of its rows
+                load_slot = (p.load_slot_ns or 0.0 if load_slot is None else load_slot) + rows_ns
             gbs, tree_ns = model_latency.littles_law(
                 p, s, curve, roof, load_slot,
                 drain_bytes_per_ns(p) if model_latency.drains(s) else None)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
-    if s.chunks and p.bulk_chunk_ns and p.sms:  # one chunk per turnaround, each block
+    turnaround = model_bulk.turnaround_ns(p.bulk_chunk_ns, p.bulk_latency, s.checked_bytes)
+    if s.chunks and turnaround and p.sms:  # one chunk per turnaround, each block
         chunk_bytes = s.load_bytes_per_thread / s.chunks  # an SM's blocks' chunks, one each
-        out[TURNAROUND] = p.sms * chunk_bytes / p.bulk_chunk_ns * max(s.factor, 1.0)
+        out[TURNAROUND] = p.sms * chunk_bytes / turnaround * max(s.factor, 1.0)
     if s.op != "write" and p.l2_gbs and s.ld_sectors_per_req:
         # a warp round's useful bytes against the sectors it brings from the L2; the L1 serves
         # the sectors the round's loads share (one structure's fields, a stencil's neighbours)
@@ -239,6 +166,38 @@ def drain_bytes_per_ns(p: Params) -> float | None:
         return math.sqrt(lo * hi)
 
     return _solved(p, "drain", found)
+
+
+def rows_apart_ns(p: Params) -> float | None:
+    """How much longer a block whose warps load rows far apart holds its slot: the time with
+    which this module's latency bound of the row probe (`Params.row_probe`, the row-major
+    matrix copy of 32 x 8 blocks) gives its GB/s (bisection: the bound falls as the time grows);
+    0 where the bound without it is already at or below the probe's GB/s, None without the
+    probe or a latency bound."""
+    if not p.row_probe:
+        return None
+
+    def found():
+        instructions, gbs, dram, efficiency, active = p.row_probe
+        copy = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=4.0, instructions=instructions,
+                     active=active, rows_apart=True)
+        plain = dataclasses.replace(p, row_probe=None, solved={})
+
+        def bound(ns: float) -> float:
+            return _bounds(plain, copy, ns).get(LATENCY, math.nan)
+
+        if not bound(0.0) > gbs:
+            return 0.0 if bound(0.0) <= gbs else None
+        lo, hi = 0.0, 20000.0
+        if not bound(hi) < gbs:
+            return None
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if bound(mid) > gbs else (lo, mid)
+        return lo
+
+    return _solved(p, "rows_apart", found)
 
 
 def _solved(p: Params, key: str, find):

@@ -19,6 +19,11 @@ import pandas as pd
 
 PROBES = "model/instructions/f32/extra:"
 COUNTER = "model_warp_instructions"
+# A block whose eight warps load eight rows far apart (a 32 x 8 block over a row-major matrix)
+# holds its slot longer than one loading 1 KiB in a row: it waits for the slowest of eight
+# independent DRAM round trips. The calibration's row walk 2,000 wide (the sweep runs 1,000 to
+# 4,096) gives how much longer (`model_bounds.rows_apart_ns`).
+ROW_PROBE = "model/matrix/rows/w:2000/pad:0"
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,23 @@ def probes_from(rows: pd.DataFrame) -> tuple | None:
     if len(points) < 2:
         return None
     return tuple((count, *points[count]) for count in sorted(points))
+
+
+def row_probe_from(rows: pd.DataFrame) -> tuple | None:
+    """(instructions, GB/s, DRAM bytes, efficiency, share of threads that load) of the row
+    probe, or None where the run lacks it or its counters."""
+    if "name" not in rows.columns or COUNTER not in rows.columns:
+        return None
+    found = rows.loc[rows["name"] == ROW_PROBE]
+    if found.empty:
+        return None
+    row = found.iloc[0]
+    values = [pd.to_numeric(row.get(key), errors="coerce")
+              for key in (COUNTER, "gbs", "model_dram_bytes", "model_efficiency")]
+    if any(pd.isna(v) or v <= 0 for v in values):
+        return None
+    width = 2000  # the name's w: whole warps along a row, the last one in part
+    return (*(float(v) for v in values), width / (32 * np.ceil(width / 32)))
 
 
 def slots_from(probes: tuple | None,

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from gmbtools.analysis import model_trees
+from gmbtools.analysis import model_bulk, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, solve
 
 NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
@@ -83,8 +83,9 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     lines_ns = (p.line_ns or 0.0) * (s.lines_per_round - 1)
     bif, factor = threads * s.active * s.load_bytes_per_thread, max(s.factor, 1.0)
     slot = 0.0
-    if s.chunks and p.bulk_chunk_ns:  # a bulk stage waits for its copy and the turnaround
-        slot += p.bulk_chunk_ns
+    turnaround = model_bulk.turnaround_ns(p.bulk_chunk_ns, p.bulk_latency, s.checked_bytes)
+    if s.chunks and turnaround:  # a bulk stage waits for its copy and the turnaround
+        slot += turnaround
     elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
         slot += (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
     if drain and drains(s):  # the other warps' bytes in flight, taken in at the drain's rate

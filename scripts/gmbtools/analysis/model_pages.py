@@ -9,13 +9,16 @@ streaming (docs/model.md, the page term).
   measured by the calibration's strided probes (`model/stride/f32/read|write/s:S`, steps of
   40 B to 6 KiB that the quick sweep does not run): each probe's extra time per scattered byte
   over the page's, at least 0 and at most `MOST` (`curves_from`). Between the probes the share
-  is linear in log2(step); it is 0 up to 32 B for loads (two or more share a 64-B granule: DRAM
-  streams) and only a word apart for stores (any gap leaves each sector in part: stores of
+  is a smooth curve in log2(step) (below); it is 0 up to 32 B for loads (two or more share a
+  64-B granule: DRAM streams) and only a word apart for stores (any gap leaves each sector in part: stores of
   wider words closer than a sector pay as f32 stores as far apart in words), the last probe's
   past it, and 1 from 4 KiB where no probe reaches that far. Steps past a page cost more than
   random accesses (share above 1): the probes past 1 KiB say how much. A copy strided on both
   sides pays less than its sides alone would: its share, of both sides' costs, comes from
-  probes strided on both (`model/stride/f32/both/s:S`, `both_extra`).
+  probes strided on both (`model/stride/f32/both/s:S`, `both_extra`). Between the probes the
+  curve is the monotone cubic through them (Fritsch-Carlson, in log2(step)): the share rises
+  as a steep S from about 100 B to 400 B apart, whose bends straight lines between the probes
+  cut short (docs/model.md, the page term).
   Without probes: log-linear between a 64-B granule and a page (1 KiB for loads, 256 B for
   stores).
 """
@@ -53,7 +56,38 @@ class PageCurve:
         steps, shares = [self.streaming, *self.steps], [0.0, *self.shares]
         if self.steps[-1] < PAGE_EACH:  # no probe past a page: one per page pays it all
             steps, shares = [*steps, PAGE_EACH], [*shares, 1.0]
-        return float(np.interp(math.log2(step), np.log2(steps), shares))
+        return monotone_cubic(np.log2(steps), np.array(shares), math.log2(step))
+
+
+def monotone_cubic(x: np.ndarray, y: np.ndarray, at: float) -> float:
+    """The piecewise cubic through (x, y) that keeps the points' rises and falls (no overshoot
+    between two points; Fritsch and Carlson's slopes, the ends by the three-point rule), at
+    `at`; the end values outside x."""
+    if at <= x[0]:
+        return float(y[0])
+    if at >= x[-1]:
+        return float(y[-1])
+    h, delta = np.diff(x), np.diff(y) / np.diff(x)
+    slopes = np.zeros(len(x))
+    for k in range(1, len(x) - 1):  # the weighted harmonic mean where both sides agree
+        if delta[k - 1] * delta[k] > 0:
+            w1, w2 = 2 * h[k] + h[k - 1], h[k] + 2 * h[k - 1]
+            slopes[k] = (w1 + w2) / (w1 / delta[k - 1] + w2 / delta[k])
+    if len(x) == 2:  # one piece: the straight line
+        slopes[:] = delta[0]
+    else:
+        for end, (h0, h1, d0, d1) in ((0, (h[0], h[1], delta[0], delta[1])),
+                                      (-1, (h[-1], h[-2], delta[-1], delta[-2]))):
+            slope = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
+            if np.sign(slope) != np.sign(d0):
+                slope = 0.0
+            elif np.sign(d0) != np.sign(d1) and abs(slope) > 3 * abs(d0):
+                slope = 3 * d0
+            slopes[end] = slope
+    k = int(np.searchsorted(x, at) - 1)
+    t = (at - x[k]) / h[k]
+    return float((2 * t**3 - 3 * t**2 + 1) * y[k] + (t**3 - 2 * t**2 + t) * h[k] * slopes[k] +
+                 (-2 * t**3 + 3 * t**2) * y[k + 1] + (t**3 - t**2) * h[k] * slopes[k + 1])
 
 
 def share(curves: dict | None, side: str, step: float | None, word: float = WORD) -> float:

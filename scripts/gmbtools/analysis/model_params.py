@@ -28,6 +28,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
 | `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/mix/f32/reads:8/writes:2`, `model/copy/{f32,f64,f32x4}/ilp:16` |
 | `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
+| `row_probe` | a block over rows far apart: how much longer it holds its slot (`model_bounds`) | `model/matrix/rows/w:2000/pad:0`: the row-major matrix copy 2,000 wide |
 | `drain_probe` | the SM's drain: the rate at which it takes in its warps' loads (`model_latency`) | `model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent` (`read/f32/ilp:2/grid:persistent`, `inflight/read/w:4/ilp:4/block:256/bpsm:2/grid:persistent`) |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
@@ -108,6 +109,7 @@ class Params:
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
     instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
     drain_probe: tuple | None = None  # (word, loads, threads, GB/s) of a persistent read
+    row_probe: tuple | None = None  # a block over rows far apart (model_instructions)
     # terms model_bounds found by solving the model for their probes, with what they came from
     solved: dict = field(default_factory=dict, compare=False, repr=False)
     store_part_ns: float | None = None  # stores off their sectors (model_stores)
@@ -224,6 +226,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
     take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
+    take("row_probe", model_instructions.row_probe_from(ok), model_instructions.ROW_PROBE)
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
     drain = model_latency.drain_from(value)
     if drain is not None:

@@ -102,11 +102,14 @@ def shape_of(row) -> Shape | None:
         extra = 0.0 if write_step is not None else model_stores.extra_share(
             _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
         bypass = family == "cache_op" and row.get("ld") in L1_BYPASS
+        # a thread's loads each in a line of its own: a vector's a block apart, a tiled
+        # transpose's eight rows apart
+        spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
                      store_extra=extra, active=_active_lanes(row),
                      requests=CACHE_OP_REQUESTS.get(str(row["variant"])) if bypass else None,
-                     spread_loads=family == "vector",
+                     spread_loads=spread, rows_apart=_rows_apart(row),
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
                      l1_reuse=row.get("flavor") != "cg" and not bypass,
                      counted=_counted_share(row),
@@ -154,6 +157,14 @@ def _lines_per_request(row, word: float, read_step: float | None) -> float:
     if step is None or step < word:
         step = word
     return 32.0 if not math.isfinite(step) else min(32.0, max(1.0, 32 * step / 128))
+
+
+def _rows_apart(row) -> bool:
+    """Whether a block's warps load rows far apart: the 32 x 8 blocks of the row-major matrix
+    copy (kernels/matrix.cuh) and of the transpose ladder's tiles."""
+    if row["family"] == "matrix":
+        return row["variant"] == "rows"
+    return row["family"] == "transpose" and row.get("op") in TILED_RUNGS
 
 
 def _active_lanes(row) -> float:
@@ -278,4 +289,4 @@ def _bulk(row) -> Shape | None:
     return Shape(op=op, load_bytes_per_thread=size * chunks * bpsm, grid="persistent",
                  dram_bytes=1.0, efficiency=1.0, threads_per_block=int(32 * warps),
                  ld_sectors_per_req=4.0, word_bytes=size * chunks * bpsm, resident_threads=1,
-                 chunks=chunks)
+                 chunks=chunks, checked_bytes=size / warps if op == "read" else 0.0)
