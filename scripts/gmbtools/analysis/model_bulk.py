@@ -14,7 +14,7 @@ copies of 1.5 and 48 KiB (`model/bulk/latency/bytes:1536|49152`) give the line
 
 A read's warps check each chunk, a share each, while the block turns it around: a chunk whose
 share takes a warp longer than the turnaround holds the block that long, at the line's part per
-byte (`turnaround_ns`): 32 KiB checked by one warp takes 1.6 us against the turnaround's 0.23."""
+byte (`turnaround_ns`; docs/model.md, one bulk copy at a time)."""
 
 import re
 

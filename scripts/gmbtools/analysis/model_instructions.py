@@ -72,7 +72,8 @@ def row_probe_from(rows: pd.DataFrame) -> tuple | None:
               for key in (COUNTER, "gbs", "model_dram_bytes", "model_efficiency")]
     if any(pd.isna(v) or v <= 0 for v in values):
         return None
-    width = 2000  # the name's w: whole warps along a row, the last one in part
+    # the name's width: whole warps along a row, the last one in part
+    width = float(ROW_PROBE.split("/w:")[1].split("/")[0])
     return (*(float(v) for v in values), width / (32 * np.ceil(width / 32)))
 
 
