@@ -21,8 +21,8 @@
 // (bulk_link_cases): peer/bulk/read/bytes:16384/stages:4/bpsm:1/warps:4 and
 // peer/bulk/copy/bytes:16384/stages:4/bpsm:1/dir:pull|push. The model's calibration runs one
 // bulk read too:
-// model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 and model/bulk/latency/bytes:1536|49152
-// (bulk_calibration_cases).
+// model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4, model/bulk/write/bytes:2048|8192/stages:8/
+// bpsm:1 and model/bulk/latency/bytes:1536|49152 (bulk_calibration_cases).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -243,8 +243,9 @@ std::vector<bench_case> bulk_calibration_cases(environment& env) {
   // One block per SM handling 2-KiB chunks, 8 in flight: a shape no quick sweep runs (the
   // full sweep has it, as it has the chases' sizes), its rate set by the block's turnaround
   // per chunk more than by the latency (docs/model.md).
-  // And one copy at a time of 1.5 and 48 KiB, sizes no sweep runs: a copy's latency is a fixed
-  // part and a part per byte, which the two give.
+  // Bulk writes the same way, of 2 and 8 KiB (a warp fills each chunk before its copy: the
+  // turnaround has a part per byte, which the two give). And one copy at a time of 1.5 and
+  // 48 KiB, sizes no sweep runs: a copy's latency is a fixed part and a part per byte.
   std::vector<bench_case> cases;
   auto add = [&](std::optional<bench_case> c) {
     if (!c) return;
@@ -252,6 +253,9 @@ std::vector<bench_case> bulk_calibration_cases(environment& env) {
     cases.push_back(std::move(*c));
   };
   add(stream_case(env, bulk_read, bulk_op::kRead, {2048, 8, 1, 4}));
+  for (std::size_t bytes : {2048, 8192}) {
+    add(stream_case(env, bulk_write, bulk_op::kWrite, {bytes, 8, 1}));
+  }
   for (std::size_t bytes : {1536, 49152}) add(latency_case(env, bytes));
   return cases;
 }

@@ -11,7 +11,9 @@
 //   the constant cache's cost per warp load and per distinct word; and
 //   model/constant/distinct:1/ws:512/path:global, the same loop's loads through the L1;
 // - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
-//   read whose block turns each chunk around in turn: that turnaround's time;
+//   read whose block turns each chunk around in turn: that turnaround's time; and
+//   model/bulk/write/bytes:2048|8192/stages:8/bpsm:1, bulk writes whose warp fills each chunk
+//   first: a write's turnaround, its fixed part and its part per byte;
 // - model/bulk/latency/bytes:1536|49152 (the same file, sm_90 on): one bulk copy at a time of
 //   1.5 and 48 KiB, the fixed part of a copy's latency and its part per byte;
 // - model/reduce/f32/<rung>/loads:none/bpsm:8|1 (benchmarks/reduce.cu), the six rungs with a

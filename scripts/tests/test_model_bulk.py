@@ -1,7 +1,8 @@
-"""A bulk copy's turnaround in its block (analysis/model_bulk.py, Params.bulk_chunk_ns): its
-arithmetic, and on the committed H100 and H200 runs (made before the calibration's bulk read
-existed) the turnaround of one bulk read whose stages are more than the latency needs,
-predicting the family's other reads."""
+"""A bulk copy's turnaround in its block (analysis/model_bulk.py, Params.bulk_chunk_ns and
+bulk_write_ns): its arithmetic, a read's and a write's line; on the committed H100 and H200 runs
+(made before the calibration's bulk read existed) the turnaround of one bulk read whose stages
+are more than the latency needs, predicting the family's other reads; and end to end on the
+runs with the probes."""
 
 import dataclasses
 from pathlib import Path
@@ -104,3 +105,46 @@ def test_a_default_run_with_the_probe_predicts_the_small_four_stage_reads_within
                  "bulk/read/bytes:32768/stages:4/bpsm:1/warps:1"):  # one warp checks 32 KiB
         assert rows.loc[name, "model_bound"] == model_bounds.TURNAROUND, name
         assert abs(rows.loc[name, "gbs"] / rows.loc[name, "model_gbs"] - 1) <= 0.05, name
+
+
+def test_a_writes_turnaround_is_the_write_probes_line_at_the_bytes_its_warp_fills():
+    # probes: 240 ns at 2 KiB, 360 ns at 8 KiB: 200 ns fixed, 0.01953125 ns per byte
+    line = {2048.0: 240.0, 8192.0: 360.0}
+    assert model_bulk.write_turnaround_ns(line, 4096.0) == pytest.approx(280.0)
+    assert model_bulk.write_turnaround_ns(line, 32768.0) == pytest.approx(840.0)
+    assert model_bulk.write_turnaround_ns(line, 512.0) == pytest.approx(210.0)
+    assert model_bulk.write_turnaround_ns({2048.0: 400.0, 8192.0: 100.0}, 32768.0) == 0.0
+    assert model_bulk.write_turnaround_ns(None, 4096.0) is None
+    curve = LoadedCurve(np.array([100.0, 4000.0]), np.array([500.0, 500.0]))
+    p = model_params.Params(sms=100, read_curve=curve, read_gbs=30000.0, write_gbs=30000.0,
+                            copy_gbs=30000.0, bulk_chunk_ns=250.0, round_ns=40.0)
+    write = model_shapes.shape_of(bulk_row(4096, 4, op="write"))
+    # without the write probes a write takes the read's turnaround; with them, its own line
+    assert model_bounds.predict(p, write) == (pytest.approx(100 * 4096 / 250),
+                                              model_bounds.TURNAROUND)
+    p = dataclasses.replace(p, bulk_write_ns=line)
+    assert model_bounds.predict(p, write) == (pytest.approx(100 * 4096 / 280),
+                                              model_bounds.TURNAROUND)
+    # blocks per SM turn their chunks around each on its own; reads keep the read's turnaround
+    two = model_shapes.shape_of(bulk_row(4096, 4, bpsm=2, op="write"))
+    assert model_bounds.predict(p, two)[0] == pytest.approx(2 * 100 * 4096 / 280)
+    read = model_shapes.shape_of(bulk_row(1024, 8))
+    assert model_bounds.predict(p, read)[0] == pytest.approx(100 * 1024 / 250)
+
+
+def test_a_default_run_with_the_write_probes_predicts_the_small_write_within_5_percent():
+    """End to end on the H200 run that measured them (results/nvidia-h200/20261128-134734)."""
+    run = REPO / "results" / "nvidia-h200" / "20261128-134734"
+    if not run.is_dir():
+        pytest.skip("no results/ here")
+    medians = frame.readable_medians(run, results.load_folder(run))
+    rows = medians.loc[medians["flavor"] == "default"]
+    p = model_params.params_from(rows)
+    assert p.sources["bulk_write_ns"] == model_bulk.WRITE_PROBES + "*"
+    assert sorted(p.bulk_write_ns) == [2048.0, 8192.0]
+    assert p.bulk_write_ns[2048.0] > p.bulk_chunk_ns  # a write turns around more slowly
+    # the probes are the calibration's: the bulk family left out keeps them
+    assert model_params.params_from(rows, without="bulk").bulk_write_ns == p.bulk_write_ns
+    row = rows.set_index("name").loc["bulk/write/bytes:4096/stages:4/bpsm:1"]
+    assert row["model_bound"] == model_bounds.TURNAROUND
+    assert abs(row["gbs"] / row["model_gbs"] - 1) <= 0.05

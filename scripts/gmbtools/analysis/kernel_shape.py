@@ -26,6 +26,7 @@ class Shape:
     l1_reuse: bool = True  # the L1 serves a warp's repeated sectors (not with -dlcm=cg)
     chunks: float = 0.0  # bulk copies a block keeps in flight, turned around one at a time
     checked_bytes: float = 0.0  # of each chunk, what one warp of a bulk read checks
+    filled_bytes: float = 0.0  # of each chunk, what the warp of a bulk write fills first
     tree: str | None = None  # the reduce rung whose tree holds the block after its loads
     counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
     rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another

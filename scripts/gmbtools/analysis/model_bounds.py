@@ -22,7 +22,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
   calibration's column walk (`l2_stores_per_ns`; without it, 128 B of the L2's rate per store);
   stores that share lines are not a bound.
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`, or
-  per the time a warp of a read takes to check its share of the chunk (`model_bulk`).
+  per the time a warp of a read takes to check its share of the chunk; a block of bulk writes
+  one per the write probes' turnaround at its chunk's bytes (`model_bulk`).
 - `tree`: Little's law, as `latency`, for a reduce rung whose tree in shared memory takes
   longer than its load's round trip (`model_trees`).
 """
@@ -89,7 +90,7 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
                 drain_bytes_per_ns(p) if model_latency.drains(s) else None)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
-    turnaround = model_bulk.turnaround_ns(p.bulk_chunk_ns, p.bulk_latency, s.checked_bytes)
+    turnaround = model_bulk.chunk_turnaround_ns(p, s)
     if s.chunks and turnaround and p.sms:  # one chunk per turnaround, each block
         chunk_bytes = s.load_bytes_per_thread / s.chunks  # an SM's blocks' chunks, one each
         out[TURNAROUND] = p.sms * chunk_bytes / turnaround * max(s.factor, 1.0)

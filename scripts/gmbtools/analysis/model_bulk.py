@@ -14,13 +14,19 @@ copies of 1.5 and 48 KiB (`model/bulk/latency/bytes:1536|49152`) give the line
 
 A read's warps check each chunk, a share each, while the block turns it around: a chunk whose
 share takes a warp longer than the turnaround holds the block that long, at the line's part per
-byte (`turnaround_ns`; docs/model.md, one bulk copy at a time)."""
+byte (`turnaround_ns`; docs/model.md, one bulk copy at a time).
+
+A write's warp fills each chunk in shared memory before lane 0 sends it, so its turnaround has
+a part per byte too: the calibration's bulk writes of 2 and 8 KiB, eight stages each (more than
+the latency needs: a block's chunk over its rate, as the read's), give a line in the chunk's
+bytes (`write_probes`, `write_turnaround_ns`). `chunk_turnaround_ns` picks a shape's."""
 
 import re
 
 import pandas as pd
 
 LATENCY_PROBES = "model/bulk/latency/bytes:"
+WRITE_PROBES = "model/bulk/write/bytes:"
 
 
 def bulk_chunk_ns(sms: int | None, gbs: float | None, name: str) -> float | None:
@@ -29,6 +35,44 @@ def bulk_chunk_ns(sms: int | None, gbs: float | None, name: str) -> float | None
     if not gbs or not sms or len(shape) < 2:
         return None
     return sms * float(shape["bpsm"]) * float(shape["bytes"]) / gbs
+
+
+def take_terms(sms: int | None, rows: pd.DataFrame, value, take, probe: str) -> None:
+    """The bulk terms of one run's rows (`model_params.params_from`'s `value` and `take`): the
+    read probe `probe`'s turnaround, the one-at-a-time line, the write probes' line."""
+    take("bulk_chunk_ns", bulk_chunk_ns(sms, value(probe), probe), probe)
+    take("bulk_latency", latency_probes(rows), LATENCY_PROBES + "*")
+    take("bulk_write_ns", write_probes(rows, sms), WRITE_PROBES + "*")
+
+
+def write_probes(rows: pd.DataFrame, sms: int | None) -> dict | None:
+    """Chunk bytes -> a block's turnaround of one chunk (ns) of the calibration's bulk writes on
+    `sms` SMs (None without two)."""
+    probes = rows.loc[rows["name"].str.startswith(WRITE_PROBES) & (rows["gbs"] > 0)]
+    found = {}
+    for name, gbs in zip(probes["name"], probes["gbs"]):
+        ns = bulk_chunk_ns(sms, gbs, name)
+        if ns:
+            found[float(re.search(r"bytes:(\d+)", name).group(1))] = ns
+    return found if len(found) >= 2 else None
+
+
+def write_turnaround_ns(probes: dict | None, chunk_bytes: float) -> float | None:
+    """A bulk write's turnaround of a chunk of `chunk_bytes`: on the probes' line (a fixed part
+    and a part per byte), never below 0."""
+    if not probes or not chunk_bytes:
+        return None
+    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
+    return max(0.0, t0 + (t1 - t0) * (chunk_bytes - b0) / (b1 - b0))
+
+
+def chunk_turnaround_ns(p, s) -> float | None:
+    """The turnaround of one chunk of the bulk shape `s` on the run's parameters `p`: a write's
+    on the write probes' line at the bytes its warp fills (the read's where the run lacks
+    them), a read's or a copy's from the read probe (`turnaround_ns`)."""
+    if s.op == "write" and p.bulk_write_ns:
+        return write_turnaround_ns(p.bulk_write_ns, s.filled_bytes)
+    return turnaround_ns(p.bulk_chunk_ns, p.bulk_latency, s.checked_bytes)
 
 
 def latency_probes(rows: pd.DataFrame) -> dict | None:

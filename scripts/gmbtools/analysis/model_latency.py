@@ -83,7 +83,7 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     lines_ns = (p.line_ns or 0.0) * (s.lines_per_round - 1)
     bif, factor = threads * s.active * s.load_bytes_per_thread, max(s.factor, 1.0)
     slot = 0.0
-    turnaround = model_bulk.turnaround_ns(p.bulk_chunk_ns, p.bulk_latency, s.checked_bytes)
+    turnaround = model_bulk.chunk_turnaround_ns(p, s)
     if s.chunks and turnaround:  # a bulk stage waits for its copy and the turnaround
         slot += turnaround
     elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load

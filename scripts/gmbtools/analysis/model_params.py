@@ -24,6 +24,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
+| `bulk_write_ns` | a bulk write's turnaround in its block (the warp fills the chunk, lane 0 sends it), a line in the chunk's bytes (`model_bulk`) | `model/bulk/write/bytes:2048/stages:8/bpsm:1`, `…/bytes:8192/…`: each block's chunk over its rate |
 | `bulk_latency` | one bulk copy at a time: ns per copy against its bytes, a line (`model_bulk`) | `model/bulk/latency/bytes:1536`, `…:49152` |
 | `store_part_ns` | DRAM's extra time per byte of stores off their sectors, per extra sector (`model_stores`) | `model/offset/f32/copy/off:3/ilp:4`: the offset copy 12 B off, four per thread |
 | `mix` | DRAM's time for a mix of reads and writes off the straight line; a copy's, by its depth (`model_mix`) | `model/mix/f32/reads:{5,7,12}`, `model/mix/f32/reads:8/writes:2`, `model/copy/{f32,f64,f32x4}/ilp:16` |
@@ -107,6 +108,7 @@ class Params:
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
+    bulk_write_ns: dict | None = None  # chunk bytes -> a bulk write's turnaround (model_bulk)
     instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
     drain_probe: tuple | None = None  # (word, loads, threads, GB/s) of a persistent read
     row_probe: tuple | None = None  # a block over rows far apart (model_instructions)
@@ -222,9 +224,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
     if clock:
         take("sm_clock_ghz", clock[1], clock[0])
-    probe = SOURCES["bulk_chunk_ns"]
-    take("bulk_chunk_ns", model_bulk.bulk_chunk_ns(p.sms, value(probe), probe), probe)
-    take("bulk_latency", model_bulk.latency_probes(ok), model_bulk.LATENCY_PROBES + "*")
+    model_bulk.take_terms(p.sms, ok, value, take, SOURCES["bulk_chunk_ns"])
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("row_probe", model_instructions.row_probe_from(ok), model_instructions.ROW_PROBE)
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)

@@ -289,4 +289,5 @@ def _bulk(row) -> Shape | None:
     return Shape(op=op, load_bytes_per_thread=size * chunks * bpsm, grid="persistent",
                  dram_bytes=1.0, efficiency=1.0, threads_per_block=int(32 * warps),
                  ld_sectors_per_req=4.0, word_bytes=size * chunks * bpsm, resident_threads=1,
-                 chunks=chunks, checked_bytes=size / warps if op == "read" else 0.0)
+                 chunks=chunks, checked_bytes=size / warps if op == "read" else 0.0,
+                 filled_bytes=size if op == "write" else 0.0)
