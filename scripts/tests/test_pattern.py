@@ -132,6 +132,11 @@ def test_classify_by_counters_alone():
         == ("strided", None)
     assert pattern_class.classify({"pattern_lane_step": 1.0}, "copy", "f32x4", 16, 16.0)[:2] \
         == ("coalesced", "copy/f32x4/ilp:1/grid:full")
+    # as many words per thread as the pattern's k, where the built-ins have that many
+    assert pattern_class.classify({"pattern_lane_step": 1.0}, "scatter", "f32", 4, 4.0, 4)[:2] \
+        == ("coalesced", "copy/f32/ilp:4/grid:full")
+    assert pattern_class.classify({"pattern_lane_step": 1.0}, "read", "f32", 4, 4.0, 3)[:2] \
+        == ("coalesced", None)  # no read of three words per thread among the built-ins
     # 128 B apart yet every line used by nearby warps: a transpose, like warp/permute_across
     across = {"pattern_lane_step": 32.0, "model_efficiency": 1.0}
     assert pattern_class.classify(across, "gather", "f32", 4, 32.0)[:2] == (
@@ -287,6 +292,8 @@ def test_filter_picks_the_references_and_built_ins():
     assert selected(pattern.benchmark_filter("write", "f32x4", True)) >= {
         "write/f32x4/ilp:1/grid:full"}
     assert "copy/f64/ilp:1/grid:full" in selected(pattern.benchmark_filter("gather", "f64", True))
+    four = selected(pattern.benchmark_filter("scatter", None, True, 4))  # --k 4
+    assert "copy/f32/ilp:4/grid:full" in four and "copy/f32/ilp:1/grid:full" not in four
     assert not any(n.startswith(("read/", "copy/", "write/"))
                    for n in selected(pattern.benchmark_filter("read", "s12", True)) - model)
     assert selected(pattern.benchmark_filter(None, None, False)) == refs

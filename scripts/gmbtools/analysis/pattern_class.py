@@ -8,6 +8,7 @@ import math
 LINE_BYTES, SECTOR_BYTES, WARP = 128, 32, 32
 # Words the built-in read/write/copy families measure (the others have no coalesced twin).
 BUILTIN_WORDS = ("f32", "f64", "f32x2", "f32x4")
+BUILTIN_ILPS = (1, 2, 4, 8)  # ... and words per thread (read/f32/ilp:4/grid:full)
 STRIDES = (1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # stride/f32/read/s:S
 _TOLERANCE = 1e-6
 # A pattern without one lane step whose DRAM efficiency is at least this uses most of each
@@ -58,14 +59,15 @@ def twin_for_op(gather_twin: str | None, op: str) -> str | None:
 
 
 def classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
-             sectors: float | None) -> tuple[str, str | None, str]:
-    """(class, the built-in benchmark it behaves like or None, one sentence on the shape)."""
-    kind, twin, sentence = _classify(counters, op, word, word_bytes, sectors)
+             sectors: float | None, k: int | None = 1) -> tuple[str, str | None, str]:
+    """(class, the built-in benchmark it behaves like or None, one sentence on the shape); `k`:
+    the pattern's elements per thread (a coalesced one's twin keeps as many in flight)."""
+    kind, twin, sentence = _classify(counters, op, word, word_bytes, sectors, k)
     return kind, twin_for_op(twin, op), sentence
 
 
 def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | None,
-              sectors: float | None) -> tuple[str, str | None, str]:
+              sectors: float | None, k: int | None) -> tuple[str, str | None, str]:
     distinct = counters.get("pattern_distinct_per_req")
     step = counters.get("pattern_lane_step")
     aligned = counters.get("pattern_aligned_fraction")
@@ -74,7 +76,7 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
         return ("broadcast", "warp/broadcast",
                 "broadcast: the whole warp takes one element, 1 sector per request")
     if step is not None and abs(abs(step) - 1) < _TOLERANCE:
-        twin = coalesced_twin(op, word)
+        twin = coalesced_twin(op, word, k)
         if step < 0:
             return ("reversed", twin, "reversed: consecutive lanes take consecutive elements "
                     "downwards, the same sectors as a coalesced access in the other order")
@@ -137,10 +139,10 @@ def suggestion(kind: str | None, step: float | None, word: str, word_bytes: int 
     return {"scattered": SUGGESTIONS["sort"], "misaligned": SUGGESTIONS["align"]}.get(kind or "")
 
 
-def coalesced_twin(op: str, word: str) -> str | None:
-    """The coalesced built-in of the same operation and word (read, write or copy), if the
-    built-in families have the word."""
-    if word not in BUILTIN_WORDS:
+def coalesced_twin(op: str, word: str, k: int | None = 1) -> str | None:
+    """The coalesced built-in of the same operation, word and words per thread (read, write or
+    copy on a block per tile), if the built-in families have the word and that many."""
+    if word not in BUILTIN_WORDS or (k or 1) not in BUILTIN_ILPS:
         return None
     family = {"read": "read", "write": "write"}.get(op, "copy")
-    return f"{family}/{word}/ilp:1/grid:full"
+    return f"{family}/{word}/ilp:{k or 1}/grid:full"

@@ -226,7 +226,7 @@ def explain_one(median: results.Median, where: Setting,
         e.model_bounds = found
         e.bound = min(found, key=found.get)
         e.predicted_gbs = found[e.bound]
-    e.kind, e.like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req)
+    e.kind, e.like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req, e.k)
     if e.like is not None and (twin := medians.get(e.like)) is not None:
         e.like_in_run = True
         e.like_gbs = _gbs(twin)

@@ -99,17 +99,18 @@ def check_passthrough(extra: list[str]) -> tuple[str, ...]:
     return tuple(extra)
 
 
-def benchmark_filter(op: str | None, word: str | None, compare: bool) -> str:
+def benchmark_filter(op: str | None, word: str | None, compare: bool,
+                     k: int | None = None) -> str:
     """gmembench's filter (POSIX extended): the patterns, the roof's two references, the DRAM
     chase, the prediction model's sources, and with `compare` the built-ins a pattern's class
-    may behave like."""
+    may behave like (a coalesced one's with as many words per thread, `k`)."""
     l2_sets = "|".join(str(ws) for ws in explain.L2_SETS)
     names = ["pattern/", f"{explain.MEMCPY}$", f"{explain.MEMSET}$", f"{explain.CHASE}$",
              f"{explain.L2_READS}({l2_sets})$", f"{explain.LOADED}(read|copy)/",
              *explain.MODEL_SOURCES]
     if compare:
         word = word or "f32"
-        if twin := pattern_class.coalesced_twin(op or "read", word):  # a word the built-ins have
+        if twin := pattern_class.coalesced_twin(op or "read", word, k):  # one the built-ins have
             names.append(f"{twin}$")
         gathers = ["offset/f32/read/off:1", "stride/f32/read/s:2", "stride/f32/read/s:8",
                    "stride/f32/read/s:32", "warp/broadcast", "warp/permute_segment", "warp/permute_across",
@@ -129,7 +130,8 @@ def command(binary: str, options: Options, progress: bool = False) -> list[str]:
         f"--device={options.device}",
         *(f"--gmb_pattern={expr}" for expr in options.expressions),
         *(f"--gmb_pattern_{key}={value}" for key, value in given if value is not None),
-        f"--benchmark_filter={benchmark_filter(options.op, options.word, options.compare)}",
+        "--benchmark_filter="
+        + benchmark_filter(options.op, options.word, options.compare, options.k),
         f"--benchmark_repetitions={options.repetitions}",
         "--benchmark_format=json",
         *(["--gmb_progress=pattern"] if progress else []),
