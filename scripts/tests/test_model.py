@@ -273,21 +273,42 @@ def test_a_kernel_that_stores_one_word_per_structure_moves_its_own_mix():
     assert model_bounds.bounds(p, cg)[model_bounds.L2] == pytest.approx(8000.0 / 4 * 1.25)
 
 
-def test_host_accesses_run_at_the_copy_engines_rate_in_the_sectors_they_put_on_the_link():
+def test_host_accesses_run_at_the_copy_engines_rate_in_the_packets_they_put_on_the_link():
     p = params(host_read_gbs=50.0, host_write_gbs=55.0)
 
-    def host(name, ld=None, st=None):
+    def host(name, ld=None, st=None, efficiency=None):
         row = pd.Series({"name": name, "family": "host", "model_ld_sectors_per_req": ld,
-                         "model_st_sectors_per_req": st})
+                         "model_st_sectors_per_req": st, "model_efficiency": efficiency})
         return model_links.host_gbs(p, row)
 
-    assert host("host/read/f32x4/ilp:4", ld=16.0) == pytest.approx(50.0)  # 512 B in 16 sectors
-    assert host("host/write/f32x4/ilp:4", st=16.0) == pytest.approx(55.0)
-    assert host("host/read/f32/off:1", ld=5.0) == pytest.approx(50.0 * 4 / 5)
-    assert host("host/read/f32/s:8", ld=32.0) == pytest.approx(50.0 / 8)  # 4 B per sector
+    # whole lines: 128 B per packet against the copy engine's 256, a 20-B completion's cost
+    # each (a write's 24 B: a 4-DW header)
+    line_read = (128 / 148) / (256 / 276)
+    assert host("host/read/f32x4/ilp:4", ld=16.0, efficiency=1.0) == pytest.approx(50.0 * line_read)
+    assert host("host/write/f32x4/ilp:4", st=16.0, efficiency=1.0) == \
+        pytest.approx(55.0 * (128 / 152) / (256 / 280))
+    # one word per sector: 1,024 B in eight packets for 128 used
+    assert host("host/read/f32/s:8", ld=32.0, efficiency=0.125) == pytest.approx(50.0 * line_read / 8)
+    # off by a word: the shared sector crosses once (the array's bytes, 1 / 0.992 of those
+    # used), in two packets per request; without the efficiency counter, the request's sectors
+    assert host("host/read/f32/off:1", ld=5.0, efficiency=0.992) == \
+        pytest.approx(50.0 * 128 / (128 / 0.992 + 2 * 20) * 276 / 256)
+    assert host("host/read/f32/off:1", ld=5.0) == pytest.approx(50.0 * 128 / (160 + 40) * 276 / 256)
     assert host("host/write/f32/s:8", ld=32.0) is None  # a write without store counters
     assert model_links.host_gbs(params(), pd.Series({"name": "host/read/f32/s:8",
                                                      "model_ld_sectors_per_req": 32.0})) is None
+
+
+def test_a_requests_lines_follow_its_run_stride_and_offset():
+    def lines(name, word=4.0):
+        return model_links.lines_per_request(pd.Series({"name": name}), word)
+
+    assert lines("host/read/f32x4/ilp:4", 16.0) == 4  # 512 B
+    assert lines("host/read/f32/s:8") == 8  # 32 lanes 32 B apart
+    assert lines("peer/read/f32/s:32/dir:pull") == 32  # a line each
+    assert lines("host/read/f32/off:1") == 2  # 128 B over a line's end
+    assert lines("host/read/f32/off:32") == 1  # a whole line further
+    assert lines("peer/read/f32/run:32/dir:pull") == 4
 
 
 def test_the_l2_answers_a_lone_load_with_half_a_line_and_a_lone_store_with_a_line():

@@ -36,7 +36,7 @@ import math
 import pandas as pd
 
 from gmbtools.analysis.model_bounds import Shape
-from gmbtools.analysis.model_links import sector_share
+from gmbtools.analysis.model_links import lines_per_request, name_param, sector_share
 from gmbtools.analysis.model_params import Params
 from gmbtools.data.naming import element_bytes
 
@@ -65,13 +65,13 @@ def peer_gbs(p: Params, row, latency_ns: float | None = None) -> float | None:
         return 2 * 2 * p.peer_link_gbs / wire_per_byte
     copies = 2 if where == "both" else 1
     bound = copies * 2 * one_way * share
-    blocks = _param(row, "blocks")
+    blocks = name_param(row, "blocks")
     if blocks is None:
         return bound
     if not latency_ns:
         return None
     word = float(element_bytes(str(row["name"]).split("/")[2]) or 4)
-    loads = _param(row, "ilp") or 1  # a block's loads in flight: its threads' words
+    loads = name_param(row, "ilp") or 1  # a block's loads in flight: its threads' words
     lines = Shape(op="read", load_bytes_per_thread=loads * word, grid="persistent", dram_bytes=1.0,
                   efficiency=1.0, ld_sectors_per_req=LANES * word / SECTOR,
                   word_bytes=word).lines_per_round  # a warp's round, as the local model's
@@ -125,7 +125,7 @@ def _over_link(row) -> tuple[str, str, _Line] | None:
     where = next((x.split(":", 1)[1] for x in parts if x.startswith("dir:")), "")
     if op == "bulk" and type_ in ("read", "copy"):  # whole lines, as a coalesced request
         return type_, where, _Line(LINE / SECTOR, LINE)
-    if op not in ("read", "write", "copy") or _param(row, "off") is not None:
+    if op not in ("read", "write", "copy") or name_param(row, "off") is not None:
         return None
     column = "model_st_sectors_per_req" if op == "write" or where in PUSHES \
         else "model_ld_sectors_per_req"
@@ -133,38 +133,14 @@ def _over_link(row) -> tuple[str, str, _Line] | None:
     sectors = row.get(column)
     if sector_share(sectors, word) is None:
         return None
-    lines = _lines_per_request(row, word)
+    lines = lines_per_request(row, word)
     return op, where, _Line(_span(row, word, float(sectors) / lines), LANES * word / lines)
 
 
 def _span(row, word: float, touched: float) -> float:
     """Sectors a packet carries of one line: from the first the request touches to the last
     (a stride of 64 B touches sectors 0 and 2 and sends three)."""
-    stride = _param(row, "s")
+    stride = name_param(row, "s")
     if stride is None or stride * word >= LINE:
         return touched
     return max(touched, (LINE - stride * word) // SECTOR + 1)
-
-
-def _lines_per_request(row, word: float) -> float:
-    """128-B lines one warp request touches: a run's 128 / run, a stride's lanes apart (one
-    line each from 128 B), else the lines its words fill."""
-    run = _param(row, "run")
-    if run is not None:
-        return LINE / run
-    stride = _param(row, "s")
-    span = LANES * word * (stride or 1)
-    if stride is not None and stride * word >= LINE:
-        return float(LANES)
-    return max(1.0, math.ceil(span / LINE))
-
-
-def _param(row, key: str) -> float | None:
-    """The number of the name's `key:N` part, or None."""
-    for part in str(row["name"]).split("/"):
-        if part.startswith(key + ":"):
-            try:
-                return float(part.split(":", 1)[1])
-            except ValueError:
-                return None
-    return None
