@@ -11,7 +11,7 @@ import pytest
 
 from gmbtools.analysis import (frame, model_bounds, model_chases, model_check, model_launches,
                                model_links, model_onchip, model_pages, model_params,
-                               model_predict)
+                               model_predict, model_shapes)
 from gmbtools.analysis.littles_law import LoadedCurve
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.data import results
@@ -297,6 +297,22 @@ def test_host_accesses_run_at_the_copy_engines_rate_in_the_packets_they_put_on_t
     assert host("host/write/f32/s:8", ld=32.0) is None  # a write without store counters
     assert model_links.host_gbs(params(), pd.Series({"name": "host/read/f32/s:8",
                                                      "model_ld_sectors_per_req": 32.0})) is None
+
+
+def test_the_texture_familys_plain_row_write_is_the_coalesced_writes_kernel():
+    def row(name, path):
+        return pd.Series({"name": name, "family": "texture", "variant": "write/rows", "path": path,
+                          "model_dram_bytes": 4.0e8, "model_efficiency": 1.0,
+                          "model_ld_sectors_per_req": 4.0, "model_st_sectors_per_req": 4.0})
+
+    plain = model_shapes.shape_of(row("texture/write/rows/path:global", "global"))
+    write = model_shapes.shape_of(pd.Series({
+        "name": "write/f32/ilp:1/grid:full", "family": "write", "variant": "f32", "type": "f32",
+        "ilp": 1, "grid": "full", "model_dram_bytes": 4.0e8, "model_efficiency": 1.0,
+        "model_ld_sectors_per_req": 4.0}))
+    p = params(block_rate=1.66, block_slot_ns=193.0)
+    assert model_bounds.bounds(p, plain) == pytest.approx(model_bounds.bounds(p, write))
+    assert model_shapes.shape_of(row("texture/write/rows/path:surface", "surface")) is None
 
 
 def test_a_requests_lines_follow_its_run_stride_and_offset():

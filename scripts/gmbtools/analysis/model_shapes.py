@@ -235,12 +235,19 @@ def _texture(row, dram: float, efficiency: float, sectors) -> Shape | None:
     (kernels/texture.cuh), one word stored per thread: by columns, lanes a row (16 KiB) apart,
     the warps of a 32 x 8 block reading the neighbouring columns of the same lines, those of a
     256 x 1 block going down one column (each lane alone in its line); or a 5-point stencil in
-    row order, its neighbours' loads served by the L1 as `reuse/stencil`'s. The texture and
-    surface paths are not modelled."""
-    if row.get("path") != "global" or not str(row["variant"]).startswith("read/"):
+    row order, its neighbours' loads served by the L1 as `reuse/stencil`'s; and its plain
+    stores in row order, one word per thread on 256-thread blocks: `write/f32/ilp:1/grid:full`'s
+    kernel. The texture and surface paths are not modelled."""
+    if row.get("path") != "global":
         return None
-    walk = str(row["variant"]).split("/", 1)[1]
+    op, walk = (str(row["variant"]).split("/", 1) + [""])[:2]
     instructions = _counter(row, "model_warp_instructions")
+    if op == "write" and walk == "rows":
+        return Shape(op="write", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                     efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=4.0,
+                     instructions=instructions, spread_loads=True)
+    if op != "read":
+        return None
     if walk == "cols":
         return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors,
