@@ -31,10 +31,23 @@ WRITE_PROBES = "model/bulk/write/bytes:"
 
 def bulk_chunk_ns(sms: int | None, gbs: float | None, name: str) -> float | None:
     """The turnaround from the probe `name`'s GB/s on `sms` SMs (None without them)."""
-    shape = dict(re.findall(r"(bytes|bpsm):(\d+)", name))
+    shape = _shape(name)
     if not gbs or not sms or len(shape) < 2:
         return None
-    return sms * float(shape["bpsm"]) * float(shape["bytes"]) / gbs
+    return sms * shape["bpsm"] * shape["bytes"] / gbs
+
+
+def _shape(name: str) -> dict:
+    """The chunk's bytes and the blocks per SM a bulk probe's name gives (those it has)."""
+    return {key: float(value) for key, value in re.findall(r"(bytes|bpsm):(\d+)", name)}
+
+
+def _line(probes: dict) -> tuple[float, float]:
+    """(ns at no bytes, ns per byte): the straight line through the smallest and the largest
+    of two or more probes (bytes -> ns)."""
+    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
+    per_byte = (t1 - t0) / (b1 - b0)
+    return t0 - per_byte * b0, per_byte
 
 
 def take_terms(sms: int | None, rows: pd.DataFrame, value, take, probe: str) -> None:
@@ -53,7 +66,7 @@ def write_probes(rows: pd.DataFrame, sms: int | None) -> dict | None:
     for name, gbs in zip(probes["name"], probes["gbs"]):
         ns = bulk_chunk_ns(sms, gbs, name)
         if ns:
-            found[float(re.search(r"bytes:(\d+)", name).group(1))] = ns
+            found[_shape(name)["bytes"]] = ns
     return found if len(found) >= 2 else None
 
 
@@ -62,8 +75,8 @@ def write_turnaround_ns(probes: dict | None, chunk_bytes: float) -> float | None
     and a part per byte), never below 0."""
     if not probes or not chunk_bytes:
         return None
-    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
-    return max(0.0, t0 + (t1 - t0) * (chunk_bytes - b0) / (b1 - b0))
+    fixed, per_byte = _line(probes)
+    return max(0.0, fixed + per_byte * chunk_bytes)
 
 
 def chunk_turnaround_ns(p, s) -> float | None:
@@ -91,8 +104,7 @@ def turnaround_ns(chunk_ns: float | None, probes: dict | None,
     is longer (the check alone where the run has no line)."""
     if not chunk_ns or not checked_bytes or not probes:
         return chunk_ns
-    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
-    return max(chunk_ns, checked_bytes * (t1 - t0) / (b1 - b0))
+    return max(chunk_ns, checked_bytes * _line(probes)[1])
 
 
 def latency_gbs(probes: dict | None, row) -> float | None:
@@ -100,6 +112,6 @@ def latency_gbs(probes: dict | None, row) -> float | None:
     size = pd.to_numeric(row.get("bytes"), errors="coerce")
     if not probes or pd.isna(size):
         return None
-    (b0, t0), (b1, t1) = min(probes.items()), max(probes.items())
-    ns = t0 + (t1 - t0) * (float(size) - b0) / (b1 - b0)
+    fixed, per_byte = _line(probes)
+    ns = fixed + per_byte * float(size)
     return float(size) / ns if ns > 0 else None
