@@ -222,7 +222,12 @@ def test_hot_reads_run_at_the_level_that_holds_them_and_constant_loads_serialize
         return model_onchip.hot_read(probes, row, l1, l2, 9.0, 3000.0)
 
     assert hot(65536) == 20000.0
-    assert hot(2**20) == pytest.approx(1 / (0.25 / 20000 + 0.75 / 8000))  # a quarter in L1
+    # the default carve-out keeps 32 KiB of shared memory on Hopper: 224 KiB of L1
+    assert model_onchip.default_l1_bytes(l1, 9.0) == 224 * 1024
+    assert model_onchip.default_l1_bytes(l1, 8.6) == l1  # none known there: all of it
+    assert hot(224 * 1024) == 20000.0
+    assert hot(256 * 1024) == pytest.approx(1 / (0.875 / 20000 + 0.125 / 8000))
+    assert hot(2**20) == pytest.approx(1 / (0.21875 / 20000 + 0.78125 / 8000))  # 224 of 1,024 KiB
     assert hot(2**30) == 3000.0
     # the smallest carve-out leaves 256 - 228 KiB of L1 on Hopper
     assert hot(16384, l1="small") == 20000.0
@@ -288,7 +293,8 @@ def test_host_accesses_run_at_the_copy_engines_rate_in_the_packets_they_put_on_t
     assert host("host/write/f32x4/ilp:4", st=16.0, efficiency=1.0) == \
         pytest.approx(55.0 * (128 / 152) / (256 / 280))
     # one word per sector: 1,024 B in eight packets for 128 used
-    assert host("host/read/f32/s:8", ld=32.0, efficiency=0.125) == pytest.approx(50.0 * line_read / 8)
+    assert host("host/read/f32/s:8", ld=32.0, efficiency=0.125) == \
+        pytest.approx(50.0 * line_read / 8)
     # off by a word: the shared sector crosses once (the array's bytes, 1 / 0.992 of those
     # used), in two packets per request; without the efficiency counter, the request's sectors
     assert host("host/read/f32/off:1", ld=5.0, efficiency=0.992) == \

@@ -176,7 +176,9 @@ def test_the_l2_keeps_part_of_a_set_past_it_as_a_random_eviction_would():
     l1, l2, mib = 256 * 1024, 50 * 2**20, 2**20
     probes = model_onchip.OnChipProbes(read_gbs={"l1": 20000.0, "l2": 8000.0},
                                        l2_sets={10 * mib: 8000.0})
-    hit = model_onchip._l2_rate(probes, 100 * mib, 20000.0, l1)  # the L2's own, L1 share out
+    # the L2's own, the default carve-out's L1 share out
+    l1_default = model_onchip.default_l1_bytes(l1, 9.0)
+    hit = model_onchip._l2_rate(probes, 100 * mib, 20000.0, l1_default)
     # the probe of 75 MiB as a random eviction of 50 MiB gives it: its capacity is 50 MiB
     probes.past_l2 = (75 * mib, 1 / (model_onchip.past_l2_hits(1.5) / hit
                                      + (1 - model_onchip.past_l2_hits(1.5)) / 3000.0))

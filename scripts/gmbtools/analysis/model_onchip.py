@@ -37,6 +37,12 @@ from gmbtools.analysis.model_chases import CALIBRATION, level_of
 # smallest carve-out is the rest of the unified memory.
 MAX_SHARED_PER_SM = {7.5: 64, 8.0: 164, 8.6: 100, 8.7: 164, 8.9: 100, 9.0: 228, 10.0: 228,
                      10.3: 228, 12.0: 100}  # KiB
+# What the driver configures as shared memory for a kernel of 256-thread blocks that uses none
+# (the family's working-set reads): Nsight Compute's "Shared Memory Configuration Size" for
+# such kernels on an H200, 32 KiB (a KiB per block it keeps for itself, for the 32 blocks an SM
+# may hold); the L1 of the default carve-out is the rest of the unified memory. Elsewhere none
+# is known, and the model takes the whole unified memory.
+DEFAULT_SHARED_PER_SM = {9.0: 32}  # KiB, by compute capability
 L2_RATE_SET = 10 * 2**20  # the L2 bound's hot read: a set within half the L2 (model_bounds)
 CONSTANT_WS = 1024  # the constant family's curve: tables of 1 KiB (benchmarks/constant.cu)
 
@@ -80,6 +86,12 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
     return probes if probes.read_gbs or probes.constant_gbs else None
 
 
+def default_l1_bytes(l1_bytes, cc) -> float | None:
+    """The L1 of the default carve-out: the unified memory less the shared memory the driver
+    configures (`DEFAULT_SHARED_PER_SM`)."""
+    return None if l1_bytes is None else l1_bytes - DEFAULT_SHARED_PER_SM.get(cc, 0) * 1024
+
+
 def small_l1_bytes(l1_bytes, cc) -> float | None:
     shared = MAX_SHARED_PER_SM.get(cc)
     return None if l1_bytes is None or shared is None else l1_bytes - shared * 1024
@@ -94,15 +106,16 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     if pd.isna(ws):
         return None
     small = str(row.get("l1")) == "small"
-    l1 = small_l1_bytes(l1_bytes, cc) if small else l1_bytes
+    default = default_l1_bytes(l1_bytes, cc)  # what the L1 holds of the probes' sets too
+    l1 = small_l1_bytes(l1_bytes, cc) if small else default
     level = level_of(float(ws), l1, l2_bytes)
     if level == "dram":
-        return _past_l2(probes, float(ws), l1_bytes, dram_gbs)
+        return _past_l2(probes, float(ws), default, dram_gbs)
     rate = probes.read_gbs.get(level)
     upper = probes.read_gbs.get("l1")
     if level == "l2" and rate and upper and l1:  # the L1 still holds l1 / ws of the set
         if not small:  # the smallest carve-out's reads of small sets run at a large set's rate
-            rate = _l2_rate(probes, float(ws), upper, l1_bytes) or rate
+            rate = _l2_rate(probes, float(ws), upper, default) or rate
         held = l1 / float(ws)
         return 1 / (held / upper + (1 - held) / rate)
     return rate
