@@ -31,8 +31,6 @@ the model: runs of 32 and 64 B per line (docs/peer.md: about half of the neighbo
 requests to a line leave in one packet).
 """
 
-import math
-
 import pandas as pd
 
 from gmbtools.analysis.model_bounds import Shape
