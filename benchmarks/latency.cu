@@ -12,15 +12,18 @@
 // Loaded latency (latency/loaded/load:read/sms:K), as Intel's Memory Latency Checker does for
 // CPUs: one thread chases a chain of 512 MiB (at least 8x the L2, so DRAM) on an SM of its own
 // while K other SMs stream reads, or copies (load:copy: DRAM then turns between reads and
-// writes), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
+// writes), or (the model's calibration only) reads with one byte written per four read
+// (load:mix, a fifth of the traffic written, as a structure's four fields read and one word
+// stored), one 1024-thread block each, two 16-B loads in flight per thread, from K = 0 (idle)
 // to every other SM, the same K SMs in every launch, spread evenly (gmb/loaded_roles.hpp);
 // load_gbs is what the streams moved (read + written) while they streamed, over every timed
 // launch (their lifetimes span the timed chase). Quick: K = 0, 16, 32, 48, 64, 96 and all;
 // full: every 8th K.
-// The streams check every element they read; copies, the first tile each stream wrote.
+// The streams check every element they read; copies and mixes, the first tile each stream wrote
+// (a mix: its first half).
 // Names: latency/chase/ws:16384/lanes:1 (ws in bytes), latency/loaded/load:read/sms:32.
 // The model family's chases and loaded chases (benchmarks/model_probes.cu) are made here:
-// model/chase/ws:W/lanes:L, model/loaded/load:read/sms:K.
+// model/chase/ws:W/lanes:L, model/loaded/load:read|mix|copy/sms:K.
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -121,11 +124,14 @@ struct loaded_chain {
   }
 };
 
-/// latency/loaded/load:read|copy/sms:K, or model/loaded/... for the model's calibration.
+/// latency/loaded/load:read|copy/sms:K, or model/loaded/... (also load:mix) for the model's
+/// calibration.
 std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<loaded_chain>& shared,
-                                      bool copy, unsigned load_sms, bool calibration = false) {
-  auto kernel =
-      copy ? loaded_chase<load_word, kLoadIlp, true> : loaded_chase<load_word, kLoadIlp, false>;
+                                      stream_load kind, unsigned load_sms,
+                                      bool calibration = false) {
+  auto kernel = kind == stream_load::kCopy  ? loaded_chase<load_word, kLoadIlp, stream_load::kCopy>
+                : kind == stream_load::kMix ? loaded_chase<load_word, kLoadIlp, stream_load::kMix>
+                                            : loaded_chase<load_word, kLoadIlp, stream_load::kRead>;
   const std::optional<std::size_t> smem = residency_smem(kernel, kLoadBlock, 1);
   if (!smem) return std::nullopt;
   const std::size_t tile_bytes = std::size_t(kLoadBlock) * kLoadIlp * sizeof(load_word);
@@ -141,7 +147,10 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
   constexpr unsigned kWarmSteps = 64;
 
   bench_case c;
-  const std::vector<name_param> params{{"load", copy ? "copy" : "read"}, {"sms", load_sms}};
+  const char* load_name = kind == stream_load::kCopy  ? "copy"
+                          : kind == stream_load::kMix ? "mix"
+                                                      : "read";
+  const std::vector<name_param> params{{"load", load_name}, {"sms", load_sms}};
   c.name =
       calibration ? bench_name("model", "loaded", params) : bench_name("latency", "loaded", params);
   c.prepare = [=](environment& e) {
@@ -189,11 +198,14 @@ std::optional<bench_case> loaded_case(environment& env, const std::shared_ptr<lo
       return "every stream finished in " + std::to_string(r.launches) + " of " +
              std::to_string(chased) + " launches";
     }
-    if (copy) {  // every stream copied its first tile at least: tiles 0 ... K-1
+    if (kind != stream_load::kRead) {  // every stream wrote its first tile at least: 0 ... K-1
       const std::size_t words = std::min<std::size_t>(load_sms, tiles) * tile_bytes / 4;
       const auto got = e.out().copy_words_to_host(0, words, e.stream());
+      // a mix writes the first of its two words per thread: each tile's first half
+      const std::size_t written =
+          kind == stream_load::kMix ? tile_bytes / 4 / kLoadIlp : tile_bytes / 4;
       for (std::size_t w = 0; w < words; ++w) {
-        if (got[w] != kInputPattern(w)) {
+        if (w % (tile_bytes / 4) < written && got[w] != kInputPattern(w)) {
           return "copied word " + std::to_string(w) + " is wrong";
         }
       }
@@ -237,12 +249,13 @@ std::vector<bench_case> loaded_calibration_cases(environment& env) {
   const unsigned sms = static_cast<unsigned>(env.device().sms);
   auto shared = std::make_shared<loaded_chain>(loaded_set_bytes(env));
   std::vector<bench_case> cases;
-  for (bool copy : {false, true}) {
-    const std::vector<unsigned> loads = copy ? std::vector<unsigned>{8, 24, 48, 80, 112, 128}
-                                             : std::vector<unsigned>{8, 24, 40, 56, 80, 112, 128};
+  for (stream_load kind : {stream_load::kRead, stream_load::kCopy, stream_load::kMix}) {
+    const std::vector<unsigned> loads = kind == stream_load::kRead
+                                            ? std::vector<unsigned>{8, 24, 40, 56, 80, 112, 128}
+                                            : std::vector<unsigned>{8, 24, 48, 80, 112, 128};
     for (unsigned k : loads) {
       if (k + 1 >= sms) continue;
-      if (auto c = loaded_case(env, shared, copy, k, true)) cases.push_back(std::move(*c));
+      if (auto c = loaded_case(env, shared, kind, k, true)) cases.push_back(std::move(*c));
     }
   }
   return cases;
@@ -278,7 +291,8 @@ std::vector<bench_case> latency_cases(environment& env, sweep s) {
     for (unsigned k : load_sms) {
       // Copies, quick: the curve bends earlier and smoothly; fewer points draw it.
       if (k >= sms || (copy && s == sweep::kQuick && (k == 48 || k == 96))) continue;
-      if (auto c = loaded_case(env, shared, copy, k)) cases.push_back(std::move(*c));
+      const stream_load kind = copy ? stream_load::kCopy : stream_load::kRead;
+      if (auto c = loaded_case(env, shared, kind, k)) cases.push_back(std::move(*c));
     }
   }
   return cases;

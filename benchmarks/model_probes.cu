@@ -19,9 +19,10 @@
 // - model/reduce/f32/<rung>/loads:none/bpsm:8|1 (benchmarks/reduce.cu), the six rungs with a
 //   tree in shared memory: each rung's tree alone, no load, 8 blocks per SM (the trees share
 //   the SM as the rung's do: their rate) and 1 (a tree alone: its time);
-// - model/loaded/load:read|copy/sms:K (benchmarks/latency.cu): the loaded chase at loads of
-//   K SMs the quick sweep does not run (reads 8, 24, 40, 56, 80, 112, 128; copies 8, 24, 48,
-//   80, 112, 128; the full sweep runs every 8th K): the latency under load;
+// - model/loaded/load:read|copy|mix/sms:K (benchmarks/latency.cu): the loaded chase at loads
+//   of K SMs the quick sweep does not run (reads 8, 24, 40, 56, 80, 112, 128; copies and mixes
+//   8, 24, 48, 80, 112, 128; the full sweep runs every 8th K of reads and copies): the latency
+//   under load; the mix (a fifth of its bytes written) the latency of kernels between the two;
 // - model/stride/f32/read|write|both/s:S (benchmarks/stride.cu), S = 10, 12, 20, 24, 48, 96,
 //   192: strided reads, writes and both at steps between the quick sweep's (the full sweep runs
 //   those to 32): the DRAM's page term, one side and both; reads and writes also at S = 384,

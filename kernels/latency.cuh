@@ -138,9 +138,15 @@ struct load_record {
 /// spread over the L2 instead of queuing at one slice.
 inline constexpr unsigned kStopFlagStride = 32;
 
+/// What the loaded chase's streams do with what they read: nothing, write a share of it
+/// (kMix), or all of it (kCopy).
+enum class stream_load { kRead, kMix, kCopy };
+
 /// Loaded latency: thread 0 of the block on the chase's SM chases while the blocks on the K
 /// streaming SMs (`roles`, indexed by %smid: gmb/loaded_roles.hpp) stream coalesced reads of
-/// `stream` (Copy: and write what they read to `copy_to`, at the same place) (tiles of
+/// `stream` (`Load`: kCopy writes what they read to `copy_to`, at the same place; kMix writes
+/// the first of its Ilp words every second round: with Ilp = 2, one byte written per four read,
+/// a fifth of the DRAM traffic) (tiles of
 /// blockDim.x * Ilp elements of T, stream i taking every K-th tile from tile i, round and round)
 /// until the chase is done. Launched with one block per SM (dynamic shared memory sees to it), so
 /// the chase has its SM to itself and the load grows by one SM's stream per stream. The chase
@@ -150,7 +156,7 @@ inline constexpr unsigned kStopFlagStride = 32;
 /// never gets a block (a GPU shared with other work) leaves the streams running. A stream
 /// reads its stop flag beside its data, not before it: one round costs one memory latency.
 /// Streamed elements are checked against `expected`; wrong ones are counted in `bad_elements`.
-template <class T, unsigned Ilp, bool Copy>
+template <class T, unsigned Ilp, stream_load Load>
 __global__ void __launch_bounds__(1024, 1)
     loaded_chase(std::uint64_t* position, unsigned warm_steps, unsigned steps, chase_record* record,
                  const T* stream, T* copy_to, std::size_t tiles, unsigned load_blocks,
@@ -188,9 +194,11 @@ __global__ void __launch_bounds__(1024, 1)
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) v[j] = stream[first + j * blockDim.x];
     const unsigned stopping = *stop;
-    if (Copy) {
+    if constexpr (Load == stream_load::kCopy) {
 #pragma unroll
       for (unsigned j = 0; j < Ilp; ++j) copy_to[first + j * blockDim.x] = v[j];
+    } else if constexpr (Load == stream_load::kMix) {
+      if (rounds % 2 == 0) copy_to[first] = v[0];
     }
 #pragma unroll
     for (unsigned j = 0; j < Ilp; ++j) {
@@ -202,7 +210,10 @@ __global__ void __launch_bounds__(1024, 1)
     if (tile >= tiles) tile -= tiles;
   }
   // Per warp, one atomic: each lane's bytes stay far below 2^32 (rounds of a few ms).
-  const unsigned warp_bytes = warp_sum(unsigned(rounds * Ilp * sizeof(T) * (Copy ? 2 : 1)));
+  const unsigned long long written = Load == stream_load::kCopy  ? rounds * Ilp
+                                     : Load == stream_load::kMix ? (rounds + 1) / 2
+                                                                 : 0;
+  const unsigned warp_bytes = warp_sum(unsigned((rounds * Ilp + written) * sizeof(T)));
   if (threadIdx.x % 32 == 0) atomicAdd(&load->streamed_bytes, (unsigned long long)warp_bytes);
   if (bad != 0) add_bad(bad_elements, bad);
   __syncthreads();  // the block's last round is done

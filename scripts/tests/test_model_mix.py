@@ -83,3 +83,48 @@ def test_without_probes_or_rates_there_is_no_term():
     assert model_mix.terms_from(pd.DataFrame([{"name": "copy/f32/ilp:1/grid:full",
                                                "gbs": 1.0}]), p) is None
     assert model_mix.terms_from(_probes(p, {5: 1.1}, {}), params(copy_gbs=None)) is None
+
+
+def _curve(ns: float, most: float):
+    """A loaded curve flat at `ns` from 0 to `most` GB/s (a test's stand-in)."""
+    import numpy as np
+    from gmbtools.analysis.littles_law import LoadedCurve
+    return LoadedCurve(np.array([0.0, most]), np.array([ns, ns]))
+
+
+def test_a_mixs_latency_lies_between_the_two_measured_curves_nearest_its_write_share():
+    from gmbtools.analysis import model_latency
+    p = model_params.Params(read_curve=_curve(400.0, 4000.0), copy_curve=_curve(1000.0, 3000.0))
+    fifth = Shape(op="copy", load_bytes_per_thread=16.0, grid="full", dram_bytes=5.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # 4 read, 1 written: a fifth
+    assert fifth.dram_split == pytest.approx((4.0, 1.0))
+    # without the mix's curve: 2/5 of the way from the read's to the copy's
+    assert model_latency.mixed_curve(p, fifth).latency(100.0) == pytest.approx(640.0)
+    p.mix_curve = _curve(900.0, 3500.0)  # measured: the mix's own
+    assert model_latency.mixed_curve(p, fifth) is p.mix_curve
+    tenth = Shape(op="copy", load_bytes_per_thread=36.0, grid="full", dram_bytes=10.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # 9 read, 1 written
+    curve = model_latency.mixed_curve(p, tenth)  # halfway between the read's and the mix's
+    assert curve.latency(100.0) == pytest.approx(650.0)
+    assert curve.most_gbs == pytest.approx(3750.0)
+    third = Shape(op="copy", load_bytes_per_thread=8.0, grid="full", dram_bytes=3.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # 2 read, 1 written
+    # a third: 4/9 of the way from the mix's (1/5) to the copy's (1/2)
+    assert model_latency.mixed_curve(p, third).latency(100.0) == pytest.approx(900 + 100 * 4 / 9)
+
+
+def test_the_mixs_curve_comes_from_its_probes_with_the_idle_chase_of_the_reads():
+    rows = pd.DataFrame([
+        {"name": "model/loaded/load:read/sms:0", "family": "model", "variant": "loaded",
+         "load": "read", "load_gbs": 0.0, "latency_ns": 350.0, "gbs": 1.0, "error": "None"},
+        {"name": "model/loaded/load:read/sms:8", "family": "model", "variant": "loaded",
+         "load": "read", "load_gbs": 500.0, "latency_ns": 360.0, "gbs": 1.0, "error": "None"},
+        {"name": "model/loaded/load:mix/sms:8", "family": "model", "variant": "loaded",
+         "load": "mix", "load_gbs": 600.0, "latency_ns": 370.0, "gbs": 1.0, "error": "None"},
+        {"name": "model/loaded/load:mix/sms:24", "family": "model", "variant": "loaded",
+         "load": "mix", "load_gbs": 1700.0, "latency_ns": 390.0, "gbs": 1.0, "error": "None"},
+    ])
+    p = model_params.params_from(rows)
+    assert list(p.mix_curve.gbs) == [0.0, 600.0, 1700.0]
+    assert list(p.mix_curve.ns) == [350.0, 370.0, 390.0]
+    assert p.sources["mix_curve"] == "model/loaded/load:mix/*"

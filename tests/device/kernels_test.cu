@@ -74,7 +74,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   // them, of 1.25, 10 and 20 MiB from the L2, and of 1.5 L2s past it; a bulk read, two bulk
   // writes and two bulk copies' latencies (run from sm_90 on); the six reduce rungs' trees alone, 8 and 1 blocks per
   // SM; the loaded chase
-  // at 7 loads of reads and 6 of copies (those below every SM but the chase's); f32 reads,
+  // at 7 loads of reads, 6 of copies and 6 of mixes (those below every SM but the chase's); f32 reads,
   // writes and both at 7 strides, reads and writes at 3 more past a page (24 to 48 GiB each:
   // those the GPU's free memory holds); the f32 copy with 4 counts of instructions more; the
   // misaligned stores' copy; four mixes of reads and writes (one of them to two outputs);
@@ -86,7 +86,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   }
   l2_probes += env_->array_bytes() >= env_->device().l2_bytes * 3 / 2 ? 1 : 0;  // past the L2
   int loaded = 0;
-  for (unsigned k : {8, 24, 40, 56, 80, 112, 128, 8, 24, 48, 80, 112, 128}) {
+  for (unsigned k :
+       {8, 24, 40, 56, 80, 112, 128, 8, 24, 48, 80, 112, 128, 8, 24, 48, 80, 112, 128}) {
     loaded += k + 1 < static_cast<unsigned>(env_->device().sms) ? 1 : 0;
   }
   const int calibration =

@@ -25,9 +25,12 @@ import math
 import numpy as np
 
 from gmbtools.analysis import model_bulk, model_trees
-from gmbtools.analysis.littles_law import LoadedCurve, solve
+from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve, solve
 
 NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
+EVEN = 0.5  # the copy curve's share of DRAM bytes written
+MIX_SHARE = 0.2  # the mix curve's (model/loaded/load:mix: kernels/latency.cuh, stream_load::kMix)
+MIX_SOURCE = "model/loaded/load:mix/*"
 # The drain's sources, best first: (word bytes, loads per thread, threads per SM or None for
 # the SM's most) of a persistent read of two or more loads per thread below DRAM's rate: the
 # calibration's probe, else a grid of the SM's most threads (as most kernels run), else fewer.
@@ -55,20 +58,39 @@ def drains(s) -> bool:
         s.load_bytes_per_thread / s.word_bytes >= 2
 
 
+def mix_curve_from(rows, read_curve: LoadedCurve | None) -> LoadedCurve | None:
+    """The mix's curve from one file's `model/loaded/load:mix/*` rows (None without two
+    points); its probes stream from 8 SMs on: with none, the chase is the read curve's idle."""
+    mix = loaded_curve(rows, "mix") if "load" in rows.columns else None
+    if mix is not None and read_curve is not None and mix.gbs[0] > 0:
+        mix = LoadedCurve(np.insert(mix.gbs, 0, 0.0), np.insert(mix.ns, 0, read_curve.idle_ns))
+    return mix if mix is not None and len(mix.gbs) > 1 else None
+
+
 def mixed_curve(p, s) -> LoadedCurve | None:
     """The loaded latency of a kernel that reads and writes: the copy's curve (as many bytes
-    written as read) for an even mix, nearer the read curve the fewer its DRAM writes (a
-    structure's fields read, one word stored), linear in the writes' share."""
+    written as read) for an even mix, the read curve's for none, and between them the curves
+    the run measured (the mix's, a fifth of its bytes written), linear in the writes' share
+    between the two nearest."""
     if p.copy_curve is None or p.read_curve is None:
         return p.copy_curve
     reads, writes = s.dram_split
-    share = min(1.0, 2 * writes / (reads + writes)) if reads + writes > 0 else 1.0
-    if share >= 1.0:
+    share = writes / (reads + writes) if reads + writes > 0 else EVEN
+    if share >= EVEN:
         return p.copy_curve
-    most = (1 - share) * p.read_curve.most_gbs + share * p.copy_curve.most_gbs
-    gbs = np.union1d(p.read_curve.gbs, p.copy_curve.gbs)
+    known = [(0.0, p.read_curve), (EVEN, p.copy_curve)]
+    if p.mix_curve is not None:
+        known.insert(1, (MIX_SHARE, p.mix_curve))
+    for at, curve in known:
+        if math.isclose(share, at, abs_tol=1e-9):
+            return curve
+    (low, below), (high, above) = next(
+        (a, b) for a, b in zip(known, known[1:]) if a[0] < share < b[0])
+    weight = (share - low) / (high - low)
+    most = (1 - weight) * below.most_gbs + weight * above.most_gbs
+    gbs = np.union1d(below.gbs, above.gbs)
     gbs = np.append(gbs[gbs < most], most)  # up to what DRAM gives the mix
-    ns = [(1 - share) * p.read_curve.latency(g) + share * p.copy_curve.latency(g) for g in gbs]
+    ns = [(1 - weight) * below.latency(g) + weight * above.latency(g) for g in gbs]
     return LoadedCurve(gbs, np.array(ns))
 
 

@@ -7,7 +7,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `read_gbs` | what DRAM delivers to streaming reads | the read curve's: the most its streaming SMs moved |
 | `write_gbs` | ... to streaming writes | `ref/memset` |
 | `copy_gbs` | ... to reads and writes in equal parts | `ref/memcpy_d2d` |
-| `read_curve`, `copy_curve` | the DRAM latency under a load of reads, of copies | `latency/loaded/load:read|copy/*` and the calibration's `model/loaded/load:read|copy/*` at other loads |
+| `read_curve`, `copy_curve`, `mix_curve` | the DRAM latency under a load of reads, of copies, of a mix a fifth written | `latency/loaded/load:read|copy/*` and the calibration's `model/loaded/load:read|copy|mix/*` at other loads (the mix's idle point the read's) |
 | `block_rate` | blocks the GPU starts per ns (256-thread blocks, 8 per SM) | `inflight/blocks/block:256/bpsm:8`, else `write/f32/ilp:1/grid:full` (1 KiB per block) |
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1`, `model/blocks/block:128/bpsm:1` (`load_slot_ns`) |
 | `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
@@ -91,6 +91,7 @@ class Params:
     copy_gbs: float | None = None
     read_curve: LoadedCurve | None = None
     copy_curve: LoadedCurve | None = None
+    mix_curve: LoadedCurve | None = None  # a fifth of the streams' bytes written
     block_rate: float | None = None  # blocks per ns
     block_slot_ns: float | None = None
     load_slot_ns: float | None = None  # ... a block that loads and stores
@@ -187,6 +188,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
         source = SOURCES[key] if measured else f"model/loaded/load:{load}"
         if curve is not None and len(curve.gbs) > 1:
             take(key, curve, source + "/*")
+    take("mix_curve", model_latency.mix_curve_from(ok, p.read_curve), model_latency.MIX_SOURCE)
     if p.read_curve is not None:
         take("read_gbs", p.read_curve.most_gbs, p.sources["read_curve"])
     take("write_gbs", value(SOURCES["write_gbs"]), SOURCES["write_gbs"])
@@ -289,9 +291,7 @@ def _line_term(p: Params, rows: pd.DataFrame, take) -> None:
 
 
 def _context(rows: pd.DataFrame, column: str, kind):
-    if column not in rows.columns:
-        return None
-    values = pd.to_numeric(rows[column], errors="coerce").dropna()
+    values = pd.to_numeric(rows.get(column, pd.Series(dtype=float)), errors="coerce").dropna()
     return kind(values.iloc[0]) if not values.empty else None
 
 
