@@ -295,11 +295,19 @@ std::vector<bench_case> inflight_calibration_cases(environment& env) {
   // runs one and four loads, two and eight blocks): 8 KiB per SM, far below DRAM's rate, where
   // a warp's round waits for the SM to take in its other warps' loads (the drain)
   const placement where;
-  if (std::optional<bench_case> c =
-          make_case<float, 2>(env, where, operation::kRead, {256, 4}, grid_form::kPersistent)) {
+  auto add = [&](std::optional<bench_case> c) {
+    if (!c) return;
     c->name = "model/" + c->name;
     cases.push_back(std::move(*c));
-  }
+  };
+  add(make_case<float, 2>(env, where, operation::kRead, {256, 4}, grid_form::kPersistent));
+  // one 4-B load per thread, six blocks of 256 per SM (the quick sweep runs 2, 4 and 8), read
+  // plainly and by cp.async: what staging through shared memory adds to a warp's round
+  add(make_case<float, 1>(env, where, operation::kRead, {256, 6}, grid_form::kPersistent));
+  add(make_case<float, 1>(env, where, operation::kReadAsync, {256, 6}, grid_form::kPersistent));
+  // one block of 1,024 threads per SM at a time, one per tile (the quick sweep runs two): how
+  // long a block of 32 loading warps holds its slot
+  add(make_case<float, 1>(env, where, operation::kRead, {1024, 1}, grid_form::kFull));
   return cases;
 }
 

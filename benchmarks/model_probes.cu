@@ -42,6 +42,10 @@
 //   time: how long an empty block holds its slot; and
 //   model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent (the same file): a
 //   persistent read of two loads per thread far below DRAM's rate: the SM's drain;
+//   model/inflight/read|read_async/w:4/ilp:1/block:256/bpsm:6/grid:persistent: one load per
+//   thread, plain and by cp.async (sm_80 on): what staging through shared memory adds to a
+//   warp's round; model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full: blocks of 1,024
+//   threads one per tile: how long a block of 32 loading warps holds its slot;
 // - model/matrix/cols/w:2000/pad:0 (benchmarks/matrix.cu): the column walk at a width the
 //   sweep does not run, every store alone in its line: the rate of lone stores into the L2;
 //   and model/matrix/rows/w:2000/pad:0, the row walk there: each 32 x 8 block's warps load

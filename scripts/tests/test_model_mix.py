@@ -128,3 +128,26 @@ def test_the_mixs_curve_comes_from_its_probes_with_the_idle_chase_of_the_reads()
     assert list(p.mix_curve.gbs) == [0.0, 600.0, 1700.0]
     assert list(p.mix_curve.ns) == [350.0, 370.0, 390.0]
     assert p.sources["mix_curve"] == "model/loaded/load:mix/*"
+
+
+def test_a_read_mostly_mix_gets_no_more_from_dram_than_the_streams_of_its_mix_moved():
+    # the deep probes' straight line gives 1/5 written 4,000 GB/s; the loaded chase's streams
+    # (one array read, a fifth of its bytes written in place) moved at most 3,500
+    p = params(read_gbs=4000.0, write_gbs=4000.0, copy_gbs=4000.0, read_curve=_curve(400.0, 3900.0),
+               copy_curve=_curve(1000.0, 3000.0))
+    fifth = Shape(op="copy", load_bytes_per_thread=16.0, grid="full", dram_bytes=5.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)
+    assert model_bounds.bounds(p, fifth)[model_bounds.DRAM] == pytest.approx(4000.0)
+    assert model_bounds.read_mostly_gbs(p, fifth) is None  # without the mix's streams
+    p.mix_curve = _curve(900.0, 3500.0)
+    assert model_bounds.read_mostly_gbs(p, fifth) == pytest.approx(3500.0)
+    assert model_bounds.bounds(p, fifth)[model_bounds.DRAM] == pytest.approx(3500.0)
+    tenth = Shape(op="copy", load_bytes_per_thread=36.0, grid="full", dram_bytes=10.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # halfway to the read's streams
+    assert model_bounds.read_mostly_gbs(p, tenth) == pytest.approx(3700.0)
+    third = Shape(op="copy", load_bytes_per_thread=8.0, grid="full", dram_bytes=3.0,
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # past the mix's share: no cap
+    assert model_bounds.read_mostly_gbs(p, third) is None
+    read = Shape(op="read", load_bytes_per_thread=16.0, grid="full", dram_bytes=4.0,
+                 efficiency=1.0)
+    assert model_bounds.read_mostly_gbs(p, read) is None

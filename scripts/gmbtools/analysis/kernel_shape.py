@@ -37,6 +37,7 @@ class Shape:
     requests: float | None = None  # warp loads a round makes where each goes past the L1
     spread_loads: bool = False  # a thread's loads a block apart: each in a line of its own
     rows_apart: bool = False  # a block's warps load rows far apart (32 x 8 over a matrix)
+    staged: bool = False  # its loads go to shared memory by cp.async (LDGSTS)
 
     @property
     def logical_bytes(self) -> float:

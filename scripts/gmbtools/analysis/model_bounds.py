@@ -6,7 +6,9 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `dram`: DRAM moves the kernel's DRAM bytes (the traffic model's `model_dram_bytes`) at the
   rate of its mix of reads and writes (`Params.dram_ns_per_byte`), strided or scattered
   accesses paying their share of the page term (`model_pages`), a plain copy on a block per
-  tile its depth's factor (`model_mix`).
+  tile its depth's factor (`model_mix`); a read-mostly mix (a write share up to the mix
+  streams' fifth) no more than the loaded chase's streams of its mix moved at their busiest
+  (`read_mostly_gbs`).
 - `latency`: Little's law (`model_latency`): every SM's threads hold their loads in flight
   for a round: the DRAM latency under the load the kernel itself makes, the wait for the
   round's further lines and in the L1's queue, a persistent warp's own round and the SM's
@@ -73,6 +75,9 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
         ns_per_byte += writes * s.store_extra * p.store_part_ns / (reads + writes)
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
+        streams = read_mostly_gbs(p, s)
+        if streams:
+            out[DRAM] = min(out[DRAM], streams * s.efficiency)
     if s.grid == "full" and p.block_rate:
         per_block = s.threads_per_block * s.active * s.load_bytes_per_thread * \
             max(s.factor, 1.0) * s.rounds
@@ -116,6 +121,20 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
         logical = s.load_bytes_per_thread * (max(s.factor, 1.0) if s.op == "copy" else 1.0)
         out[L2_STORES] = per_ns * logical / stores
     return out
+
+
+def read_mostly_gbs(p: Params, s: Shape) -> float | None:
+    """What DRAM gives a kernel that writes a share of its bytes up to the mix streams' (one
+    array read, the same places written: `model_latency.MIX_SHARE`): the most the loaded
+    chase's streams of its mix moved (the read's and the mix's, linear in the share between
+    them), or None for other shares and runs without the mix's streams. The deep mix probes
+    (`model_mix`: eight or more arrays) move more than one array's reads and writes do."""
+    reads, writes = s.dram_split
+    share = writes / (reads + writes) if reads + writes > 0 else 0.0
+    if p.mix_curve is None or not 0.0 < share <= model_latency.MIX_SHARE + 1e-9:
+        return None
+    curve = model_latency.mixed_curve(p, s)
+    return curve.most_gbs if curve is not None else None
 
 
 def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:

@@ -11,11 +11,11 @@ so the logical rate B solves B = factor x sms x bytes in flight per SM / round(B
   wait, as much longer as the loaded latency is);
 - the wait in the L1's queue: its data stage takes a load's lines one per cycle (an M/D/1
   queue's mean wait at the share of that stage's rate the kernel uses);
-- a persistent grid: the warp's own round (loop and address) and, where a thread has two or
-  more loads in flight, the SM's drain: the bytes the SM's other warps hold in flight, taken
+- a persistent grid: the warp's own round (loop and address; cp.async's staging,
+  `model_rounds`) and, where a thread has two or more loads in flight, the SM's drain: the bytes the SM's other warps hold in flight, taken
   in at `drain_bytes_per_ns` (`drain_from`);
-- a grid of one block per tile: the time a block holds its slot (an empty block's, or by its
-  warps' instructions) and its wait among the SM's block starts;
+- a grid of one block per tile: the time a block holds its slot (a loading block's of its size,
+  `model_rounds`, or by its warps' instructions) and its wait among the SM's block starts;
 - a reduce rung's block: its tree in shared memory, longer the more trees share the SM
   (`model_trees`).
 """
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from gmbtools.analysis import model_bulk, model_trees
+from gmbtools.analysis import model_bulk, model_rounds, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve, solve
 
 NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
@@ -110,12 +110,15 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
         slot += turnaround
     elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
         slot += (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
+        if s.staged and s.grid == "persistent":  # cp.async's staging through shared memory
+            slot += p.async_ns or 0.0
     if drain and drains(s):  # the other warps' bytes in flight, taken in at the drain's rate
         slot += max(0.0, bif - 32 * s.load_bytes_per_thread) / drain
     if s.grid == "full":  # a tile's block holds its slot for an empty block's turnaround and
         # waits its turn among the SM's starts: one per sms / block_rate ns at the GPU's rate
         start = p.sms / p.block_rate if p.block_rate else 0.0
-        slot += ((p.load_slot_ns or 0.0) if load_slot is None else load_slot) / s.rounds
+        slot += (model_rounds.load_slot(p, s.threads_per_block) if load_slot is None
+                 else load_slot) / s.rounds
         slot += start / s.rounds  # once per block
     # the curve's load as a share of what DRAM gives this kernel's traffic: a stream DRAM
     # moves more slowly (a persistent grid's one-line requests) reaches the same queues sooner

@@ -12,6 +12,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1`, `model/blocks/block:128/bpsm:1` (`load_slot_ns`) |
 | `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
+| `async_ns`, `big_slot_ns` | ... that cp.async adds; `load_slot_ns` of 1,024-thread blocks (`model_rounds`) | `model/inflight/read_async|read/w:4/ilp:1/block:256/bpsm:6/grid:persistent`; `model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full` |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `l2_stores_per_ns` | lone stores the L2 takes per ns, one line each | `model/matrix/cols/w:2000/pad:0`: the column walk's GB/s over its 8 B per store (without it the bound takes 128 B of `l2_gbs` per store) |
@@ -43,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
-                               model_mix, model_onchip, model_pages, model_stores,
+                               model_mix, model_onchip, model_pages, model_rounds, model_stores,
                                model_streams, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
@@ -106,6 +107,8 @@ class Params:
     peer_ce_gbs: float | None = None  # the copy engine's pushes to the peer (read + written)
     peer_link_gbs: float | None = None  # the peer link's rate each way (NVML)
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
+    async_ns: float | None = None  # ... that staging it by cp.async adds (model_rounds)
+    big_slot_ns: float | None = None  # load_slot_ns of blocks of 1,024 threads
     line_ns: float | None = None  # each further 128-B line one warp's round waits for
     bulk_chunk_ns: float | None = None  # a block's turnaround of one bulk copy
     bulk_latency: dict | None = None  # bytes -> ns per copy, one at a time (model_bulk)
@@ -213,10 +216,9 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("mix", model_mix.terms_from(ok, p), model_mix.SOURCES)
     model_pages.scatter_terms(p, ok, take)
     take("pages", model_pages.curves_from(p, ok), model_pages.PROBES.format("*") + "*")
-    _round_term(p, value, take)
     take("chases", model_chases.probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
     take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
-    _slot_from_grid(p, value, take, SOURCES["load_slot_ns"][0], "load_slot_ns")
+    model_rounds.take_terms(p, value, take, SOURCES, ROUND_BYTES)
     if p.block_slot_ns is None and p.load_slot_ns is not None:
         take("block_slot_ns", p.load_slot_ns, p.sources["load_slot_ns"])
     if p.load_slot_ns is None and p.block_slot_ns is not None:
@@ -241,32 +243,6 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     stores = value(SOURCES["l2_stores_per_ns"])
     take("l2_stores_per_ns", stores and stores / 8, SOURCES["l2_stores_per_ns"])
     return p
-
-
-def _round_term(p: Params, value, take) -> None:
-    """What a warp of a persistent grid spends per round beyond its load's round trip (loop,
-    address and the dependent add): one warp per SM streaming alone, else a whole persistent
-    grid of one 4-B load per thread, each round less the loaded latency at its bandwidth."""
-    if p.read_curve is None or not p.sms:
-        return
-    for name in SOURCES["round_ns"]:
-        gbs = value(name)
-        if not gbs:
-            continue
-        per_sm = ROUND_BYTES[name] * (1 if name.startswith("inflight") else p.threads_per_sm)
-        take("round_ns", max(0.0, per_sm * p.sms / gbs - p.read_curve.latency(gbs)), name)
-        return
-
-
-def _slot_from_grid(p: Params, value, take, name: str, key: str) -> None:
-    """How long a block that loads holds its slot: a full grid of one 4-B load per thread
-    (`name`), its round less the loaded latency at its bandwidth and its wait among the SM's
-    block starts (nothing where the run lacks it)."""
-    gbs = value(name)
-    if not gbs or p.read_curve is None or not p.sms or not p.block_rate:
-        return
-    round_ns = p.threads_per_sm * 4 * p.sms / gbs
-    take(key, max(0.0, round_ns - p.read_curve.latency(gbs) - p.sms / p.block_rate), name)
 
 
 def _line_term(p: Params, rows: pd.DataFrame, take) -> None:

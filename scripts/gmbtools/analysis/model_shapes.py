@@ -273,12 +273,12 @@ def _inflight(row) -> Shape | None:
     ilp = _number(row, "ilp", 1)
     if None in (block, bpsm, w):
         return None
-    # The family has no traffic-model counters: its bytes are its tiles, all useful. A read by
-    # cp.async keeps the same bytes in flight as the loads; a write stores its tiles alone.
-    op = "read" if row["variant"] == "read_async" else str(row["variant"])
-    return Shape(op=op, load_bytes_per_thread=ilp * w, grid=str(row["grid"]),
-                 dram_bytes=1.0, efficiency=1.0, threads_per_block=int(block),
-                 ld_sectors_per_req=w, word_bytes=w, resident_threads=int(block * bpsm))
+    # No traffic-model counters: its tiles, all useful; cp.async keeps the loads' bytes in flight.
+    staged = row["variant"] == "read_async"
+    return Shape(op="read" if staged else str(row["variant"]), load_bytes_per_thread=ilp * w,
+                 grid=str(row["grid"]), dram_bytes=1.0, efficiency=1.0,
+                 threads_per_block=int(block), ld_sectors_per_req=w, word_bytes=w,
+                 resident_threads=int(block * bpsm), staged=staged)
 
 
 def _bulk(row) -> Shape | None:
