@@ -32,7 +32,7 @@ def _round_gbs(bytes_per_sm: float, round_ns: float) -> float:
 
 
 def test_cp_async_adds_its_staging_to_a_persistent_warps_round():
-    staged, plain = model_rounds.ASYNC_PAIR
+    staged, plain = model_rounds.GRID_PAIR
     p = model_params.params_from(_rows(_row(staged, _round_gbs(6144, 520.0)),
                                        _row(plain, _round_gbs(6144, 500.0))))
     assert p.async_ns == pytest.approx(20.0)
@@ -72,3 +72,16 @@ def test_a_block_holds_its_slot_on_the_line_between_the_small_and_the_large_bloc
     for params, slot in ((p, 300.0), (q, 150.0)):
         assert model_bounds.bounds(params, read)[model_bounds.LATENCY] == \
             pytest.approx(SMS * 8192 / (LATENCY + START + slot), rel=1e-6)
+
+
+def test_a_persistent_warps_round_is_on_the_line_of_its_sms_bytes_in_flight():
+    _, plain = model_rounds.GRID_PAIR
+    # the calibration's grid of 6 KiB per SM: 60 ns beyond the latency
+    p = model_params.params_from(_rows(_row(plain, _round_gbs(6144, LATENCY + 60.0))))
+    assert p.grid_round_ns == pytest.approx(60.0)
+    assert model_rounds.grid_round(p, 6144, 204.8) == pytest.approx(60.0)
+    assert model_rounds.grid_round(p, 2048, 204.8) == pytest.approx(40.0)  # 4 KiB less
+    assert model_rounds.grid_round(p, 8192, 204.8) == pytest.approx(70.0)
+    assert model_rounds.grid_round(p, 0, 20.0) == 0.0  # never below 0
+    assert model_rounds.grid_round(p, 2048, None) is None
+    assert model_rounds.grid_round(model_params.params_from(_rows()), 2048, 200.0) is None

@@ -295,9 +295,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   }
 }
 
-/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async transposes,
-/// the bulk copies and the TMA transposes; the GPU under test runs them exactly when it has the
-/// feature (every path on Hopper).
+/// The cases that need a newer GPU's feature (gmb/arch_facts.hpp) are the cp.async reads and
+/// transposes, the bulk copies and the TMA transposes; the GPU under test runs them exactly when
+/// it has the feature (every path on Hopper).
 TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
   const device_info& d = env_->device();
   const int cc = d.cc_major * 10 + d.cc_minor;
@@ -313,7 +313,8 @@ TEST_F(Cases, FeatureSelectionRunsEveryPathThisGpuHas) {
     if (c.needs == gpu_feature::kBulkCopy) {
       ++bulk;
       EXPECT_EQ(unsupported_reason(c.needs, d.cc_major, d.cc_minor).empty(), cc >= 90);
-    } else if (starts_with(c.name, "inflight/read_async/")) {
+    } else if (starts_with(c.name, "inflight/read_async/") ||
+               starts_with(c.name, "model/inflight/read_async/")) {  // the calibration's too
       ++async_reads;
       EXPECT_EQ(c.needs, gpu_feature::kAsyncCopy);
     } else {

@@ -92,7 +92,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
                 load_slot = ((p.load_slot_ns or 0.0) if load_slot is None else load_slot) + rows_ns
             gbs, tree_ns = model_latency.littles_law(
                 p, s, curve, roof, load_slot,
-                drain_bytes_per_ns(p) if model_latency.drains(s) else None)
+                drain_bytes_per_ns(p) if model_latency.drains(s) or model_latency.grid_round(s)
+                else None)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
     turnaround = model_bulk.chunk_turnaround_ns(p, s)

@@ -12,7 +12,8 @@ so the logical rate B solves B = factor x sms x bytes in flight per SM / round(B
 - the wait in the L1's queue: its data stage takes a load's lines one per cycle (an M/D/1
   queue's mean wait at the share of that stage's rate the kernel uses);
 - a persistent grid: the warp's own round (loop and address; cp.async's staging,
-  `model_rounds`) and, where a thread has two or more loads in flight, the SM's drain: the bytes the SM's other warps hold in flight, taken
+  `model_rounds`): with one load per thread on the line through the calibration's grid of
+  6 KiB per SM at the drain's rate (`grid_round`), with two or more one warp's and the SM's drain: the bytes the SM's other warps hold in flight, taken
   in at `drain_bytes_per_ns` (`drain_from`);
 - a grid of one block per tile: the time a block holds its slot (a loading block's of its size,
   `model_rounds`, or by its warps' instructions) and its wait among the SM's block starts;
@@ -58,6 +59,13 @@ def drains(s) -> bool:
         s.load_bytes_per_thread / s.word_bytes >= 2
 
 
+def grid_round(s) -> bool:
+    """Whether a kernel's own round is the calibration's grid of one load per thread, on the
+    line of the SM's bytes in flight (`model_rounds.grid_round`): a persistent read of one load
+    per thread (with two or more, the one-warp round and the drain)."""
+    return s.grid == "persistent" and s.op == "read" and not s.chunks and not drains(s)
+
+
 def mix_curve_from(rows, read_curve: LoadedCurve | None) -> LoadedCurve | None:
     """The mix's curve from one file's `model/loaded/load:mix/*` rows (None without two
     points); its probes stream from 8 SMs on: with none, the chase is the read curve's idle."""
@@ -99,7 +107,8 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     """(logical GB/s, a reduce rung's tree time there) of kernel `s` on the run's parameters
     `p`: `littles_law.solve` on the curve read at the DRAM rate the kernel makes (inf where B
     would pass the roof but the run has no DRAM bound). `load_slot`: a loading block's slot
-    (ns) where it is not `p.load_slot_ns`; `drain`: the SM's drain rate (bytes per ns)."""
+    (ns) where it is not `p.load_slot_ns`; `drain`: the SM's drain rate (bytes per ns), for
+    kernels that wait for it (`drains`, `grid_round`)."""
     threads = s.resident_threads or p.threads_per_sm
     # each further line's wait, measured idle, grows as the loaded latency does
     lines_ns = (p.line_ns or 0.0) * (s.lines_per_round - 1)
@@ -109,7 +118,9 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     if s.chunks and turnaround:  # a bulk stage waits for its copy and the turnaround
         slot += turnaround
     elif s.grid == "persistent" or s.rounds > 1:  # a warp's own round: the use, the next load
-        slot += (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
+        own = model_rounds.grid_round(p, bif, drain) if grid_round(s) else None
+        slot += own if own is not None else \
+            (p.round_ns or 0.0) * (1 if s.grid == "persistent" else 1 - 1 / s.rounds)
         if s.staged and s.grid == "persistent":  # cp.async's staging through shared memory
             slot += p.async_ns or 0.0
     if drain and drains(s):  # the other warps' bytes in flight, taken in at the drain's rate

@@ -12,7 +12,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `block_slot_ns` | how long an empty block holds an SM's slot | `inflight/blocks/block:256/bpsm:1`, `model/blocks/block:128/bpsm:1` (`load_slot_ns`) |
 | `load_slot_ns` | ... a block that loads and stores | `read/f32/ilp:1/grid:full`: its round less the latency and the start wait (`block_slot_ns`) |
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
-| `async_ns`, `big_slot_ns` | ... that cp.async adds; `load_slot_ns` of 1,024-thread blocks (`model_rounds`) | `model/inflight/read_async|read/w:4/ilp:1/block:256/bpsm:6/grid:persistent`; `model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full` |
+| `grid_round_ns`, `async_ns`, `big_slot_ns` | ... a grid's of 6 KiB per SM; what cp.async adds; `load_slot_ns` of 1,024-thread blocks (`model_rounds`) | `model/inflight/read_async|read/w:4/ilp:1/block:256/bpsm:6/grid:persistent`; `model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full` |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
 | `l2_gbs` | the L2's rate to the SMs (hot reads of a working set within half the L2) | `model/read/ws:10485760` (`cache/read/ws:S`, the largest within half the L2) |
 | `l2_stores_per_ns` | lone stores the L2 takes per ns, one line each | `model/matrix/cols/w:2000/pad:0`: the column walk's GB/s over its 8 B per store (without it the bound takes 128 B of `l2_gbs` per store) |
@@ -107,6 +107,7 @@ class Params:
     peer_ce_gbs: float | None = None  # the copy engine's pushes to the peer (read + written)
     peer_link_gbs: float | None = None  # the peer link's rate each way (NVML)
     round_ns: float | None = None  # a persistent warp's round beyond the load's latency
+    grid_round_ns: float | None = None  # ... of a grid of 6 KiB per SM, one load per thread
     async_ns: float | None = None  # ... that staging it by cp.async adds (model_rounds)
     big_slot_ns: float | None = None  # load_slot_ns of blocks of 1,024 threads
     line_ns: float | None = None  # each further 128-B line one warp's round waits for

@@ -9,6 +9,10 @@ one 4-B load per thread (`model_params` takes them; `model_latency` adds them to
   `big_slot_ns`, the same of blocks of 1,024 threads (32 warps: the block waits for the
   slowest), one per SM; a block between the two sizes holds its slot for the line between them
   (`load_slot`).
+- `grid_round_ns`: the round of a persistent grid of six blocks of 256 per SM (6 KiB of loads
+  in flight) beyond the loaded latency: a warp of a persistent read of one load per thread
+  waits for the SM to take in its other warps' loads, so its round is on the line through this
+  one at the SM's drain rate (`grid_round`): 8 warps per SM wait less than the grid, 64 more.
 - `async_ns`: what staging a load through shared memory by cp.async adds to a persistent
   warp's round: the same grid's round read by cp.async less its round read plainly (each less
   the loaded latency at its own bandwidth).
@@ -17,9 +21,9 @@ one 4-B load per thread (`model_params` takes them; `model_latency` adds them to
 BIG_BLOCK = 1024
 SMALL_BLOCK = 256
 BIG_SLOT = "model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full"
-ASYNC_PAIR = ("model/inflight/read_async/w:4/ilp:1/block:256/bpsm:6/grid:persistent",
+GRID_PAIR = ("model/inflight/read_async/w:4/ilp:1/block:256/bpsm:6/grid:persistent",
               "model/inflight/read/w:4/ilp:1/block:256/bpsm:6/grid:persistent")
-ASYNC_THREADS = 256 * 6  # per SM, of each of the pair
+GRID_THREADS = 256 * 6  # per SM, of each of the pair
 
 
 def take_terms(p, value, take, sources: dict, round_bytes: dict) -> None:
@@ -40,10 +44,12 @@ def take_terms(p, value, take, sources: dict, round_bytes: dict) -> None:
             gbs = value(name)
             if gbs:
                 take(key, max(0.0, _round(p, threads * 4, gbs) - start), name)
-    staged, plain = (value(name) for name in ASYNC_PAIR)
+    staged, plain = (value(name) for name in GRID_PAIR)
+    if plain:
+        take("grid_round_ns", _round(p, GRID_THREADS * 4, plain), GRID_PAIR[1])
     if staged and plain:
-        extra = _round(p, ASYNC_THREADS * 4, staged) - _round(p, ASYNC_THREADS * 4, plain)
-        take("async_ns", max(0.0, extra), ASYNC_PAIR[0])
+        extra = _round(p, GRID_THREADS * 4, staged) - _round(p, GRID_THREADS * 4, plain)
+        take("async_ns", max(0.0, extra), GRID_PAIR[0])
 
 
 def _round(p, bytes_per_sm: float, gbs: float) -> float:
@@ -60,3 +66,12 @@ def load_slot(p, threads_per_block: int) -> float:
         return small
     share = min(1.0, (threads_per_block - SMALL_BLOCK) / (BIG_BLOCK - SMALL_BLOCK))
     return small + share * (p.big_slot_ns - small)
+
+
+def grid_round(p, bytes_per_sm: float, drain: float | None) -> float | None:
+    """A persistent warp's own round (one load per thread) where the SM holds `bytes_per_sm`
+    in flight: the calibration grid's, less or more the bytes it holds beyond the grid's at the
+    drain rate (bytes per ns), never below 0; None without either."""
+    if p.grid_round_ns is None or not drain:
+        return None
+    return max(0.0, p.grid_round_ns + (bytes_per_sm - GRID_THREADS * 4) / drain)
