@@ -130,7 +130,7 @@ def test_the_mixs_curve_comes_from_its_probes_with_the_idle_chase_of_the_reads()
     assert p.sources["mix_curve"] == "model/loaded/load:mix/*"
 
 
-def test_a_read_mostly_mix_gets_no_more_from_dram_than_the_streams_of_its_mix_moved():
+def test_a_mix_mostly_read_gets_no_more_from_dram_than_one_arrays_streams_moved():
     # the deep probes' straight line gives 1/5 written 4,000 GB/s; the loaded chase's streams
     # (one array read, a fifth of its bytes written in place) moved at most 3,500
     p = params(read_gbs=4000.0, write_gbs=4000.0, copy_gbs=4000.0, read_curve=_curve(400.0, 3900.0),
@@ -146,8 +146,11 @@ def test_a_read_mostly_mix_gets_no_more_from_dram_than_the_streams_of_its_mix_mo
                   efficiency=1.0, store_bytes_per_thread=4.0)  # halfway to the read's streams
     assert model_bounds.read_mostly_gbs(p, tenth) == pytest.approx(3700.0)
     third = Shape(op="copy", load_bytes_per_thread=8.0, grid="full", dram_bytes=3.0,
-                  efficiency=1.0, store_bytes_per_thread=4.0)  # past the mix's share: no cap
-    assert model_bounds.read_mostly_gbs(p, third) is None
+                  efficiency=1.0, store_bytes_per_thread=4.0)  # 4/9 of the way to memcpy's
+    assert model_bounds.read_mostly_gbs(p, third) == pytest.approx(3500.0 + 500.0 * 4 / 9)
+    even = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=2.0,
+                 efficiency=1.0)  # a copy: DRAM's rate for it is memcpy's, no cap
+    assert model_bounds.read_mostly_gbs(p, even) is None
     read = Shape(op="read", load_bytes_per_thread=16.0, grid="full", dram_bytes=4.0,
                  efficiency=1.0)
     assert model_bounds.read_mostly_gbs(p, read) is None

@@ -6,9 +6,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `dram`: DRAM moves the kernel's DRAM bytes (the traffic model's `model_dram_bytes`) at the
   rate of its mix of reads and writes (`Params.dram_ns_per_byte`), strided or scattered
   accesses paying their share of the page term (`model_pages`), a plain copy on a block per
-  tile its depth's factor (`model_mix`); a read-mostly mix (a write share up to the mix
-  streams' fifth) no more than the loaded chase's streams of its mix moved at their busiest
-  (`read_mostly_gbs`).
+  tile its depth's factor (`model_mix`); a mix of less than half its bytes written no more than
+  the loaded chase's streams of one array moved at their busiest (`read_mostly_gbs`).
 - `latency`: Little's law (`model_latency`): every SM's threads hold their loads in flight
   for a round: the DRAM latency under the load the kernel itself makes, the wait for the
   round's further lines and in the L1's queue, a persistent warp's own round and the SM's
@@ -32,6 +31,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 
 import dataclasses
 import math
+
+import numpy as np
 
 from gmbtools.analysis import model_bulk, model_instructions, model_latency, model_pages
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
@@ -125,17 +126,18 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
 
 
 def read_mostly_gbs(p: Params, s: Shape) -> float | None:
-    """What DRAM gives a kernel that writes a share of its bytes up to the mix streams' (one
-    array read, the same places written: `model_latency.MIX_SHARE`): the most the loaded
-    chase's streams of its mix moved (the read's and the mix's, linear in the share between
-    them), or None for other shares and runs without the mix's streams. The deep mix probes
-    (`model_mix`: eight or more arrays) move more than one array's reads and writes do."""
+    """What DRAM gives a kernel that writes less than half its bytes: the most the loaded
+    chase's streams moved, one array read (no writes: the read's streams), or a fifth of the
+    bytes written in place (the mix's: `model_latency.MIX_SHARE`), and a copy's rate at half
+    (`ref/memcpy_d2d`), linear in the write share between them; None for other shares and runs
+    without the mix's streams. The deep mix probes (`model_mix`: eight or more arrays) move
+    more than one array's reads and writes do."""
     reads, writes = s.dram_split
     share = writes / (reads + writes) if reads + writes > 0 else 0.0
-    if p.mix_curve is None or not 0.0 < share <= model_latency.MIX_SHARE + 1e-9:
+    if p.mix_curve is None or p.read_curve is None or not p.copy_gbs or not 0.0 < share < 0.5:
         return None
-    curve = model_latency.mixed_curve(p, s)
-    return curve.most_gbs if curve is not None else None
+    return float(np.interp(share, (0.0, model_latency.MIX_SHARE, 0.5),
+                           (p.read_curve.most_gbs, p.mix_curve.most_gbs, p.copy_gbs)))
 
 
 def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
