@@ -85,3 +85,16 @@ def test_a_persistent_warps_round_is_on_the_line_of_its_sms_bytes_in_flight():
     assert model_rounds.grid_round(p, 0, 20.0) == 0.0  # never below 0
     assert model_rounds.grid_round(p, 2048, None) is None
     assert model_rounds.grid_round(model_params.params_from(_rows()), 2048, 200.0) is None
+
+
+def test_the_grid_round_is_a_persistent_read_or_copy_of_one_load_per_thread():
+    from gmbtools.analysis import model_latency
+    one = Shape(op="read", load_bytes_per_thread=4.0, grid="persistent", dram_bytes=1.0,
+                efficiency=1.0)
+    assert model_latency.grid_round(one)
+    assert model_latency.grid_round(Shape(**{**vars(one), "op": "copy"}))
+    assert model_latency.grid_round(Shape(**{**vars(one), "load_bytes_per_thread": 16.0,
+                                             "word_bytes": 16.0}))  # one 16-B load
+    assert not model_latency.grid_round(Shape(**{**vars(one), "load_bytes_per_thread": 8.0}))
+    assert not model_latency.grid_round(Shape(**{**vars(one), "grid": "full"}))
+    assert not model_latency.grid_round(Shape(**{**vars(one), "op": "write"}))

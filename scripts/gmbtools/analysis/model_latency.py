@@ -13,7 +13,8 @@ so the logical rate B solves B = factor x sms x bytes in flight per SM / round(B
   queue's mean wait at the share of that stage's rate the kernel uses);
 - a persistent grid: the warp's own round (loop and address; cp.async's staging,
   `model_rounds`): with one load per thread on the line through the calibration's grid of
-  6 KiB per SM at the drain's rate (`grid_round`), with two or more one warp's and the SM's drain: the bytes the SM's other warps hold in flight, taken
+  6 KiB per SM at the drain's rate (`grid_round`), a read of two or more one warp's and the
+  SM's drain: the bytes the SM's other warps hold in flight, taken
   in at `drain_bytes_per_ns` (`drain_from`);
 - a grid of one block per tile: the time a block holds its slot (a loading block's of its size,
   `model_rounds`, or by its warps' instructions) and its wait among the SM's block starts;
@@ -61,9 +62,10 @@ def drains(s) -> bool:
 
 def grid_round(s) -> bool:
     """Whether a kernel's own round is the calibration's grid of one load per thread, on the
-    line of the SM's bytes in flight (`model_rounds.grid_round`): a persistent read of one load
-    per thread (with two or more, the one-warp round and the drain)."""
-    return s.grid == "persistent" and s.op == "read" and not s.chunks and not drains(s)
+    line of the SM's bytes in flight (`model_rounds.grid_round`): a persistent read or copy of
+    one load per thread (a read of two or more: the one-warp round and the drain)."""
+    return s.grid == "persistent" and s.op in ("read", "copy") and not s.chunks and \
+        s.load_bytes_per_thread / s.word_bytes < 2
 
 
 def mix_curve_from(rows, read_curve: LoadedCurve | None) -> LoadedCurve | None:
