@@ -301,6 +301,9 @@ std::vector<bench_case> inflight_calibration_cases(environment& env) {
     cases.push_back(std::move(*c));
   };
   add(make_case<float, 2>(env, where, operation::kRead, {256, 4}, grid_form::kPersistent));
+  // ... and of four 4-B loads per thread, three blocks of 256 per SM (the quick sweep runs two
+  // and eight): 12 KiB per SM, where the drain is slower the more loads a thread waits for
+  add(make_case<float, 4>(env, where, operation::kRead, {256, 3}, grid_form::kPersistent));
   // one 4-B load per thread, six blocks of 256 per SM (the quick sweep runs 2, 4 and 8), read
   // plainly and by cp.async: what staging through shared memory adds to a warp's round
   add(make_case<float, 1>(env, where, operation::kRead, {256, 6}, grid_form::kPersistent));

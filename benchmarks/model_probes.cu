@@ -41,7 +41,8 @@
 // - model/blocks/block:128/bpsm:1 (benchmarks/inflight.cu): empty blocks one per SM at a
 //   time: how long an empty block holds its slot; and
 //   model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent (the same file): a
-//   persistent read of two loads per thread far below DRAM's rate: the SM's drain;
+//   persistent read of two loads per thread far below DRAM's rate: the SM's drain; and
+//   model/inflight/read/w:4/ilp:4/block:256/bpsm:3/grid:persistent, four loads per thread;
 //   model/inflight/read|read_async/w:4/ilp:1/block:256/bpsm:6/grid:persistent: one load per
 //   thread, plain and by cp.async (sm_80 on): what staging through shared memory adds to a
 //   warp's round; model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full: blocks of 1,024

@@ -69,3 +69,27 @@ def test_the_sources_come_in_order_and_each_family_is_left_out_in_its_turn():
     neither = model_params.params_from(no_probe.loc[no_probe["family"] != "inflight"],
                                        without="read")
     assert neither.drain_probe is None and "drain_probe" not in neither.sources
+
+
+def test_a_thread_of_four_loads_drains_at_the_deep_probes_rate_and_between_log_linearly():
+    def probe_gbs(loads: int, threads: int, rate: float) -> float:  # Little's law by hand
+        bif = threads * 4 * loads
+        return 100 * bif / (FLAT.latency(0.0) + 40.0 + (bif - 32 * 4 * loads) / rate)
+
+    p = params(round_ns=40.0, drain_probe=(4, 2, 1024, probe_gbs(2, 1024, 180.0)),
+               deep_drain_probe=(4, 4, 768, probe_gbs(4, 768, 120.0)))
+    assert model_bounds.drain_bytes_per_ns(p) == pytest.approx(180.0, rel=1e-6)
+    assert model_bounds.drain_bytes_per_ns(p, 1.0) == pytest.approx(180.0, rel=1e-6)
+    assert model_bounds.drain_bytes_per_ns(p, 4.0) == pytest.approx(120.0, rel=1e-6)
+    assert model_bounds.drain_bytes_per_ns(p, 8.0) == pytest.approx(120.0, rel=1e-6)
+    # three loads: log2(3/2) of the way from 180 to 120, geometrically
+    assert model_bounds.drain_bytes_per_ns(p, 3.0) == \
+        pytest.approx(180.0 * (120.0 / 180.0) ** 0.5849625, rel=1e-6)
+    assert model_bounds.bounds(p, read(4))[model_bounds.LATENCY] == \
+        pytest.approx(100 * 1024 * 16 / (FLAT.latency(0.0) + 40.0 + (1024 - 32) * 16 / 120.0),
+                      rel=1e-6)
+    # without the deep probe, every read drains at the two loads' rate
+    q = params(round_ns=40.0, drain_probe=p.drain_probe)
+    assert model_bounds.drain_bytes_per_ns(q, 4.0) == pytest.approx(180.0, rel=1e-6)
+    assert model_latency.drain_from({next(iter(model_latency.DEEP_DRAIN)): 900.0}.get,
+                                    model_latency.DEEP_DRAIN)[1] == (4, 4, 768, 900.0)

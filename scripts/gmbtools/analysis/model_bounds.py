@@ -93,8 +93,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
                 load_slot = ((p.load_slot_ns or 0.0) if load_slot is None else load_slot) + rows_ns
             gbs, tree_ns = model_latency.littles_law(
                 p, s, curve, roof, load_slot,
-                drain_bytes_per_ns(p) if model_latency.drains(s) or model_latency.grid_round(s)
-                else None)
+                drain_bytes_per_ns(p, s.load_bytes_per_thread / s.word_bytes)
+                if model_latency.drains(s) or model_latency.grid_round(s) else None)
             # a reduce rung whose tree takes longer than its load's round trip: the tree's
             out[TREE if tree_ns > curve.latency(gbs) else LATENCY] = gbs
     turnaround = model_bulk.chunk_turnaround_ns(p, s)
@@ -159,36 +159,46 @@ def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
     return _solved(p, "instruction_slots", found)
 
 
-def drain_bytes_per_ns(p: Params) -> float | None:
-    """The SM's drain (bytes per ns per SM) from the run's drain probe: the rate with which
-    this module's latency bound of the probe's persistent read gives its GB/s (bisection: the
-    bound rises with the rate); None where no rate does (the bound without a drain is below the
-    probe's GB/s, or the latency bound is not the probe's)."""
-    if not p.drain_probe:
+def drain_bytes_per_ns(p: Params, loads: float = 2.0) -> float | None:
+    """The SM's drain (bytes per ns per SM) for a kernel of `loads` loads per thread: the rate
+    with which this module's latency bound of the run's drain probe (two loads per thread)
+    gives its GB/s, and of its deep drain probe (four) where the run has it, log-linear in the
+    loads between the two, flat outside; None where no rate reproduces the probe (the bound
+    without a drain is below its GB/s, or the latency bound is not the probe's)."""
+    two = _solved(p, "drain", lambda: _drain_of(p, p.drain_probe))
+    if two is None or loads <= 2.0 or not p.deep_drain_probe:
+        return two
+    four = _solved(p, "deep_drain", lambda: _drain_of(p, p.deep_drain_probe))
+    if four is None:
+        return two
+    share = min(1.0, math.log2(loads / 2.0))
+    return two * (four / two) ** share
+
+
+def _drain_of(p: Params, probe: tuple | None) -> float | None:
+    """The drain rate that reproduces `probe` (word, loads, threads, GB/s), by bisection: the
+    bound rises with the rate."""
+    if not probe:
         return None
+    word, loads, threads, gbs = probe
+    read = Shape(op="read", load_bytes_per_thread=word * loads, grid="persistent",
+                 dram_bytes=1.0, efficiency=1.0, ld_sectors_per_req=32 * word / SECTOR,
+                 word_bytes=word, resident_threads=threads)
+    plain = dataclasses.replace(p, drain_probe=None, deep_drain_probe=None, solved={})
+    roof = bounds(plain, read).get(DRAM, math.inf)  # as `bounds` reads the curve
 
-    def found():
-        word, loads, threads, gbs = p.drain_probe
-        read = Shape(op="read", load_bytes_per_thread=word * loads, grid="persistent",
-                     dram_bytes=1.0, efficiency=1.0, ld_sectors_per_req=32 * word / SECTOR,
-                     word_bytes=word, resident_threads=threads)
-        plain = dataclasses.replace(p, drain_probe=None, solved={})
-        roof = bounds(plain, read).get(DRAM, math.inf)  # as `bounds` reads the curve
+    def bound(rate: float) -> float:
+        if plain.read_curve is None:
+            return math.nan
+        return model_latency.littles_law(plain, read, plain.read_curve, roof, None, rate)[0]
 
-        def bound(rate: float) -> float:
-            if plain.read_curve is None:
-                return math.nan
-            return model_latency.littles_law(plain, read, plain.read_curve, roof, None, rate)[0]
-
-        lo, hi = 1.0, 1e5
-        if not bound(lo) < gbs < bound(hi):
-            return None
-        for _ in range(60):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (lo, mid) if bound(mid) > gbs else (mid, hi)
-        return math.sqrt(lo * hi)
-
-    return _solved(p, "drain", found)
+    lo, hi = 1.0, 1e5
+    if not bound(lo) < gbs < bound(hi):
+        return None
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if bound(mid) > gbs else (mid, hi)
+    return math.sqrt(lo * hi)
 
 
 def rows_apart_ns(p: Params) -> float | None:

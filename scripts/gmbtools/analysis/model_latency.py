@@ -41,12 +41,14 @@ DRAIN_SOURCES = {
     "read/f32/ilp:2/grid:persistent": (4, 2, None),
     "inflight/read/w:4/ilp:4/block:256/bpsm:2/grid:persistent": (4, 4, 512),
 }
+# ... and of four loads per thread, the calibration's (`drain_bytes_per_ns`: between the two)
+DEEP_DRAIN = {"model/inflight/read/w:4/ilp:4/block:256/bpsm:3/grid:persistent": (4, 4, 768)}
 
 
-def drain_from(value) -> tuple[str, tuple] | None:
+def drain_from(value, sources: dict = DRAIN_SOURCES) -> tuple[str, tuple] | None:
     """(source, (word, loads, threads, GB/s)) of the first drain source the run measured
     (`value(name)`: its GB/s or None), or None."""
-    for name, (word, loads, threads) in DRAIN_SOURCES.items():
+    for name, (word, loads, threads) in sources.items():
         gbs = value(name)
         if gbs:
             return name, (word, loads, threads, gbs)

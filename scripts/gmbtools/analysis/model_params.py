@@ -32,6 +32,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `instruction_probes` | a block's slot against its warps' instructions (`model_instructions`) | `model/instructions/f32/extra:{4,16,32,64}`: the f32 copy with more instructions |
 | `row_probe` | a block over rows far apart: how much longer it holds its slot (`model_bounds`) | `model/matrix/rows/w:2000/pad:0`: the row-major matrix copy 2,000 wide |
 | `drain_probe` | the SM's drain: the rate at which it takes in its warps' loads (`model_latency`) | `model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent` (`read/f32/ilp:2/grid:persistent`, `inflight/read/w:4/ilp:4/block:256/bpsm:2/grid:persistent`) |
+| `deep_drain_probe` | ... of four loads per thread | `model/inflight/read/w:4/ilp:4/block:256/bpsm:3/grid:persistent` |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -116,6 +117,7 @@ class Params:
     bulk_write_ns: dict | None = None  # chunk bytes -> a bulk write's turnaround (model_bulk)
     instruction_probes: tuple | None = None  # (instructions, GB/s, DRAM bytes) per probe
     drain_probe: tuple | None = None  # (word, loads, threads, GB/s) of a persistent read
+    deep_drain_probe: tuple | None = None  # ... of four loads per thread
     row_probe: tuple | None = None  # a block over rows far apart (model_instructions)
     # terms model_bounds found by solving the model for their probes, with what they came from
     solved: dict = field(default_factory=dict, compare=False, repr=False)
@@ -233,9 +235,11 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("row_probe", model_instructions.row_probe_from(ok), model_instructions.ROW_PROBE)
     take("store_part_ns", model_stores.store_part_ns(ok, p), model_stores.PROBE)
-    drain = model_latency.drain_from(value)
-    if drain is not None:
-        take("drain_probe", drain[1], drain[0])
+    for key, sources in (("drain_probe", model_latency.DRAIN_SOURCES),
+                         ("deep_drain_probe", model_latency.DEEP_DRAIN)):
+        drain = model_latency.drain_from(value, sources)
+        if drain is not None:
+            take(key, drain[1], drain[0])
     l2 = model_onchip.l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
