@@ -22,12 +22,12 @@ BIG_BLOCK = 1024
 SMALL_BLOCK = 256
 BIG_SLOT = "model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full"
 GRID_PAIR = ("model/inflight/read_async/w:4/ilp:1/block:256/bpsm:6/grid:persistent",
-              "model/inflight/read/w:4/ilp:1/block:256/bpsm:6/grid:persistent")
+             "model/inflight/read/w:4/ilp:1/block:256/bpsm:6/grid:persistent")
 GRID_THREADS = 256 * 6  # per SM, of each of the pair
 
 
 def take_terms(p, value, take, sources: dict, round_bytes: dict) -> None:
-    """The four terms of one run (`model_params.params_from`'s `value` and `take`), each from
+    """The five terms of one run (`model_params.params_from`'s `value` and `take`), each from
     its source (`sources`: model_params.SOURCES) where the run has it."""
     if p.read_curve is None or not p.sms:
         return
