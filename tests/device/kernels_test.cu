@@ -79,9 +79,9 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   // those the GPU's free memory holds); the f32 copy with 4 counts of instructions more; the
   // misaligned stores' copy; four mixes of reads and writes (one of them to two outputs);
   // three copies 16 deep; empty blocks of 128 threads, one per SM; persistent reads of two
-  // and four loads per thread, 4 and 3 blocks per SM; one load per thread at 6 blocks per SM, plain and by
-  // cp.async (skipped before sm_80); blocks of 1,024 threads one per tile, one per SM; the
-  // column and the row walks 2,000 wide.
+  // and four loads per thread, 4 and 3 blocks per SM; one load per thread at 6 blocks per SM,
+  // plain and by cp.async (skipped before sm_80); blocks of 1,024 threads one per tile, one per
+  // SM; the column and the row walks 2,000 wide.
   int l2_probes = 0;
   for (std::size_t set : {5 * kMiB / 4, 10 * kMiB, 20 * kMiB}) {
     l2_probes += env_->array_bytes() >= set && 2 * set <= env_->device().l2_bytes ? 1 : 0;

@@ -34,7 +34,8 @@ import math
 
 import numpy as np
 
-from gmbtools.analysis import model_bulk, model_instructions, model_latency, model_pages
+from gmbtools.analysis import (model_bulk, model_instructions, model_latency, model_pages,
+                               model_rounds)
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
 
@@ -90,7 +91,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
             slots = instruction_slots(p) if s.instructions and full_copy else None
             load_slot = slots.slot(s.instructions) if slots is not None else None
             if rows_ns and s.grid == "full":  # it waits for the slowest of its rows
-                load_slot = ((p.load_slot_ns or 0.0) if load_slot is None else load_slot) + rows_ns
+                load_slot = (model_rounds.load_slot(p, s.threads_per_block) if load_slot is None
+                             else load_slot) + rows_ns
             gbs, tree_ns = model_latency.littles_law(
                 p, s, curve, roof, load_slot,
                 drain_bytes_per_ns(p, s.load_bytes_per_thread / s.word_bytes)
