@@ -50,7 +50,13 @@
 // - model/matrix/cols/w:2000/pad:0 (benchmarks/matrix.cu): the column walk at a width the
 //   sweep does not run, every store alone in its line: the rate of lone stores into the L2;
 //   and model/matrix/rows/w:2000/pad:0, the row walk there: each 32 x 8 block's warps load
-//   eight rows, how much longer such a block holds its slot.
+//   eight rows, how much longer such a block holds its slot;
+// - model/transpose/f32/moved/block:32x8|32x32 (benchmarks/transpose.cu): the tiled rungs'
+//   tiles moved to their transposed places, rows kept, no shared memory: what DRAM gives
+//   their writes, and how long a block of 32 x 32 threads holds its slot; and
+//   model/transpose/f32/exchange/pad:0|1 and model/transpose/f32/stores/block:32x32: the
+//   exchange through shared memory with and without bank conflicts, no load, and its stores
+//   alone: what the exchange adds to a block's round.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -65,7 +71,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       loaded_calibration_cases, stride_calibration_cases,
                       instruction_calibration_cases, offset_calibration_cases,
                       mix_calibration_cases, copy_depth_calibration_cases,
-                      inflight_calibration_cases, matrix_calibration_cases}) {
+                      inflight_calibration_cases, matrix_calibration_cases,
+                      transpose_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

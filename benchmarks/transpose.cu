@@ -18,6 +18,7 @@
 #include "gmb/element_types.cuh"
 #include "gmb/naming.hpp"
 #include "kernels/transpose.cuh"
+#include "kernels/transpose_probes.cuh"
 #include "kernels/transpose_tma.cuh"
 
 namespace gmb {
@@ -101,6 +102,41 @@ bench_case transpose_case(std::size_t n) {
   return c;
 }
 
+/// The words a probe leaves: `moved`'s tiles at their transposed places, rows kept; the
+/// exchange's and the stores' the transpose of the input's words.
+struct moved_words {
+  word_pattern in;
+  std::size_t n;
+  GMB_HD std::uint32_t operator()(std::size_t w) const {
+    return w < n * n ? in(moved_index(w / n, w % n, n)) : kPoisonWord;
+  }
+};
+
+/// model/transpose/f32/<probe>/<key>:<value> on the rung's plan, n x n (a multiple of 32).
+template <tile_probe Probe, transpose_rung Rung>
+bench_case probe_case(std::size_t n, const char* key, const char* value) {
+  const transpose_plan plan{Rung, n, n};
+  bench_case c;
+  c.name = bench_name("model", std::string("transpose/f32/") + name(Probe), {{key, value}});
+  c.prepare = fill_input_poison_output;
+  c.launch = [plan](environment& e) {
+    built_once::launch_transpose_probe<Probe, Rung>(plan, e.in().data<const std::uint32_t>(),
+                                                    e.out().data<std::uint32_t>(), kInputPattern,
+                                                    e.stream());
+  };
+  if constexpr (Probe == tile_probe::kMoved) {
+    c.verify = [n](environment& e) {
+      return verify_words(e, e.out(), moved_words{kInputPattern, n}, "out");
+    };
+    c.bytes_read = double(n) * double(n) * 4;
+  } else {
+    const transposed_words expected{kInputPattern, plan, 1};
+    c.verify = [expected](environment& e) { return verify_words(e, e.out(), expected, "out"); };
+  }
+  c.bytes_written = double(n) * double(n) * 4;
+  return c;
+}
+
 /// Which rungs a ladder registers: every one, the quick sweep's (one lesson each: the two
 /// naive sides, the tile and its padding, 32x8 threads, the top), or the roof and the top.
 enum class rungs { kEvery, kQuick, kRoofAndTop };
@@ -140,6 +176,22 @@ std::size_t fitting(std::size_t n, std::size_t element_bytes, std::size_t array_
 }
 
 }  // namespace
+
+std::vector<bench_case> transpose_calibration_cases(environment& env) {
+  // The tiled rungs taken apart, on the quick ladder's f32 matrix: the tiles moved to their
+  // transposed places (32 x 8 and 32 x 32 threads), the exchange with and without bank
+  // conflicts, and its stores alone
+  const std::size_t n = fitting(16384, 4, env.array_bytes()) / kTransposeTile * kTransposeTile;
+  using R = transpose_rung;
+  std::vector<bench_case> cases;
+  if (n == 0) return cases;
+  cases.push_back(probe_case<tile_probe::kMoved, R::kTileRows8>(n, "block", "32x8"));
+  cases.push_back(probe_case<tile_probe::kMoved, R::kTilePadded>(n, "block", "32x32"));
+  cases.push_back(probe_case<tile_probe::kExchange, R::kTile>(n, "pad", "0"));
+  cases.push_back(probe_case<tile_probe::kExchange, R::kTilePadded>(n, "pad", "1"));
+  cases.push_back(probe_case<tile_probe::kStores, R::kTilePadded>(n, "block", "32x32"));
+  return cases;
+}
 
 std::vector<bench_case> transpose_cases(environment& env, sweep s) {
   const std::size_t bytes = env.array_bytes();

@@ -38,6 +38,8 @@ class Shape:
     spread_loads: bool = False  # a thread's loads a block apart: each in a line of its own
     rows_apart: bool = False  # a block's warps load rows far apart (32 x 8 over a matrix)
     staged: bool = False  # its loads go to shared memory by cp.async (LDGSTS)
+    transposed_tiles: bool = False  # it writes whole tiles to their transposed places
+    exchange: int | None = None  # a 32 x 32 tile's pad in shared memory (model_tiles)
 
     @property
     def logical_bytes(self) -> float:

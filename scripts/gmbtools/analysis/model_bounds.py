@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from gmbtools.analysis import (model_bulk, model_instructions, model_latency, model_pages,
-                               model_rounds)
+                               model_rounds, model_tiles)
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
 
@@ -53,12 +53,16 @@ TREE = "tree"  # a reduce rung's blocks sum in shared memory, sharing the SM (mo
 
 def bounds(p: Params, s: Shape) -> dict[str, float]:
     """Every bound that applies, in logical GB/s (a bound the run lacks a parameter for is
-    left out)."""
-    return _bounds(p, s, (rows_apart_ns(p) or 0.0) if s.rows_apart else 0.0)
+    left out; none for a 32 x 32 tile's block without the tiles' probes)."""
+    slot = tile_slot_ns(p, s)
+    if s.exchange is not None and slot is None:  # a 32 x 32 tile's block, no probes to time it
+        return {}
+    return _bounds(p, s, (rows_apart_ns(p) or 0.0) if s.rows_apart else 0.0, slot)
 
 
-def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
-    """`bounds`, a block over rows far apart holding its slot `rows_ns` longer."""
+def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -> dict[str, float]:
+    """`bounds`, a block over rows far apart holding its slot `rows_ns` longer; a block of a
+    full grid holding it `slot_ns` where given."""
     out: dict[str, float] = {}
     reads, writes = s.dram_split
     both = s.read_step is not None and s.write_step is not None and "both" in (p.pages or {})
@@ -80,6 +84,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
         streams = read_mostly_gbs(p, s)
         if streams:
             out[DRAM] = min(out[DRAM], streams * s.efficiency)
+        if s.transposed_tiles and p.tiles is not None and p.tiles.moved_gbs:
+            out[DRAM] = min(out[DRAM], p.tiles.moved_gbs * s.efficiency)  # model_tiles
     if s.grid == "full" and p.block_rate:
         per_block = s.threads_per_block * s.active * s.load_bytes_per_thread * \
             max(s.factor, 1.0) * s.rounds
@@ -90,6 +96,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float) -> dict[str, float]:
             full_copy = s.grid == "full" and s.op == "copy"  # the probes are such copies
             slots = instruction_slots(p) if s.instructions and full_copy else None
             load_slot = slots.slot(s.instructions) if slots is not None else None
+            if slot_ns is not None and s.grid == "full":
+                load_slot = slot_ns
             if rows_ns and s.grid == "full":  # it waits for the slowest of its rows
                 load_slot = (model_rounds.load_slot(p, s.threads_per_block) if load_slot is None
                              else load_slot) + rows_ns
@@ -201,6 +209,22 @@ def _drain_of(p: Params, probe: tuple | None) -> float | None:
         mid = math.sqrt(lo * hi)
         lo, hi = (lo, mid) if bound(mid) > gbs else (mid, hi)
     return math.sqrt(lo * hi)
+
+
+def tile_slot_ns(p: Params, s: Shape) -> float | None:
+    """How long a 32 x 32 tile's block holds its slot (`model_tiles`): the slot with which
+    this module's latency bound of the moved probe gives its GB/s, and the exchange's time;
+    None for other kernels and runs without the probes."""
+    if s.exchange is None or p.tiles is None or s.exchange not in p.tiles.exchange_ns:
+        return None
+
+    def found():
+        plain = dataclasses.replace(p, solved={})
+        return model_tiles.slot_from(p.tiles.big_moved_gbs, lambda ns: _bounds(
+            plain, model_tiles.moved_shape(), 0.0, ns).get(LATENCY, math.nan))
+
+    moved = _solved(p, "tile_slot", found)
+    return None if moved is None else moved + p.tiles.exchange_ns[s.exchange]
 
 
 def rows_apart_ns(p: Params) -> float | None:

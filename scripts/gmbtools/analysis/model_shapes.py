@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from gmbtools.analysis import model_stores
+from gmbtools.analysis import model_stores, model_tiles
 from gmbtools.analysis.model_bounds import HALF_LINE, Shape
 from gmbtools.data.naming import element_bytes
 
@@ -28,7 +28,7 @@ STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
 L1_BYPASS = ("cg", "lu", "cv")
 CACHE_OP_REQUESTS = {"copy": 1.0, "stencil": 5.0}
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
-FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure  # transpose rungs of 32 x 8 threads per tile
+FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure
 
 
 def _number(row, key: str, default=None):
@@ -73,8 +73,8 @@ def shape_of(row) -> Shape | None:
                      lone_loads=True, l1_reuse=row.get("flavor") != "cg")
     if family == "texture":
         return _texture(row, dram, efficiency, sectors)
-    if family == "transpose" and row.get("op") in ("tile", "tile_padded"):
-        return None  # 1,024-thread blocks through shared memory: bank conflicts, not modelled
+    if family == "transpose" and row.get("op") in model_tiles.EXCHANGES:  # 32 x 32 threads
+        return model_tiles.moved_shape(model_tiles.EXCHANGES[row["op"]], dram, efficiency)
     if family in COPY_FAMILIES:
         word = _word(row)
         ilp = _number(row, "ilp", 1)
@@ -105,14 +105,14 @@ def shape_of(row) -> Shape | None:
         # a thread's loads each in a line of its own: a vector's a block apart, a tiled
         # transpose's eight rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
+        moved = family == "transpose" and row.get("op") in model_tiles.MOVED_RUNGS
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
-                     store_extra=extra, active=_active_lanes(row),
+                     transposed_tiles=moved, store_extra=extra, active=_active_lanes(row),
                      requests=CACHE_OP_REQUESTS.get(str(row["variant"])) if bypass else None,
                      spread_loads=spread, rows_apart=_rows_apart(row),
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
-                     l1_reuse=row.get("flavor") != "cg" and not bypass,
-                     counted=_counted_share(row),
+                     l1_reuse=row.get("flavor") != "cg" and not bypass, counted=_counted_share(row),
                      rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step),
                      instructions=_counter(row, "model_warp_instructions"))
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
