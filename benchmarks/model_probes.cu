@@ -54,9 +54,9 @@
 // - model/transpose/f32/moved/block:32x8|32x32 (benchmarks/transpose.cu): the tiled rungs'
 //   tiles moved to their transposed places, rows kept, no shared memory: what DRAM gives
 //   their writes, and how long a block of 32 x 32 threads holds its slot; and
-//   model/transpose/f32/exchange/pad:0|1 and model/transpose/f32/stores/block:32x32: the
-//   exchange through shared memory with and without bank conflicts, no load, and its stores
-//   alone: what the exchange adds to a block's round.
+//   model/transpose/f32/exchange/pad:1 and model/transpose/f32/stores/block:32x32: the
+//   padded exchange through shared memory, no load, and its stores alone: what the exchange
+//   adds to a block's round.
 // Each is verified as its family verifies it.
 #include <vector>
 

@@ -179,15 +179,13 @@ std::size_t fitting(std::size_t n, std::size_t element_bytes, std::size_t array_
 
 std::vector<bench_case> transpose_calibration_cases(environment& env) {
   // The tiled rungs taken apart, on the quick ladder's f32 matrix: the tiles moved to their
-  // transposed places (32 x 8 and 32 x 32 threads), the exchange with and without bank
-  // conflicts, and its stores alone
+  // transposed places (32 x 8 and 32 x 32 threads), the padded exchange, and its stores alone
   const std::size_t n = fitting(16384, 4, env.array_bytes()) / kTransposeTile * kTransposeTile;
   using R = transpose_rung;
   std::vector<bench_case> cases;
   if (n == 0) return cases;
   cases.push_back(probe_case<tile_probe::kMoved, R::kTileRows8>(n, "block", "32x8"));
   cases.push_back(probe_case<tile_probe::kMoved, R::kTilePadded>(n, "block", "32x32"));
-  cases.push_back(probe_case<tile_probe::kExchange, R::kTile>(n, "pad", "0"));
   cases.push_back(probe_case<tile_probe::kExchange, R::kTilePadded>(n, "pad", "1"));
   cases.push_back(probe_case<tile_probe::kStores, R::kTilePadded>(n, "block", "32x32"));
   return cases;

@@ -5,7 +5,8 @@
 // - moved: each tile loaded as the rung loads it, then stored to its transposed place with its
 //   rows kept (no shared memory): the rung's DRAM traffic, tile by tile, without the exchange;
 // - exchange: no load (each element's value made from its index, as the input holds it), the
-//   tile through shared memory and out transposed, as the rung stores it: the exchange alone;
+//   tile through shared memory (padded as the rung's; kTile's plan: unpadded) and out
+//   transposed, as the rung stores it: the exchange alone;
 // - stores: the same values stored where the exchange stores them, straight from registers.
 // Bytes: moved read + write rows*cols*4; exchange and stores write rows*cols*4.
 #include <cstddef>

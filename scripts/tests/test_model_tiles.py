@@ -1,6 +1,7 @@
 """The tiled transposes (`model_tiles`): DRAM's rate for tiles written to their transposed
 places, a 32 x 32 block's slot solved from the moved probe, the exchange's time from the
-no-load probes. Checked on cases whose answer is known by hand; which rungs are which."""
+no-load probes, an unpadded tile's bank conflicts queued behind the SM's other block's.
+Checked on cases whose answer is known by hand; which rungs are which."""
 
 import pandas as pd
 import pytest
@@ -22,34 +23,48 @@ def moved_probe(slot_ns: float) -> float:
 
 
 def tiles(**values) -> model_tiles.TileProbes:
-    base = dict(moved_gbs=None, big_moved_gbs=moved_probe(700.0), exchange_ns={0: 500.0, 1: 100.0})
+    base = dict(moved_gbs=None, big_moved_gbs=moved_probe(700.0), exchange_ns=100.0)
     return model_tiles.TileProbes(**{**base, **values})
 
 
 def test_the_probes_give_the_exchange_as_its_round_less_the_stores_round():
-    rounds = {model_tiles.STORES: 1000.0, model_tiles.EXCHANGE[1]: 1100.0,
-              model_tiles.EXCHANGE[0]: 1500.0}
-    gbs = {name: ROUND_BYTES / ns for name, ns in rounds.items()}
-    gbs[model_tiles.MOVED] = 3500.0
+    gbs = {model_tiles.STORES: ROUND_BYTES / 1000.0, model_tiles.EXCHANGE: ROUND_BYTES / 1100.0,
+           model_tiles.MOVED: 3500.0}
     found = model_tiles.probes_from(gbs.get, 100, 2048)
     assert found.moved_gbs == 3500.0 and found.big_moved_gbs is None
-    assert found.exchange_ns == pytest.approx({0: 500.0, 1: 100.0})
+    assert found.exchange_ns == pytest.approx(100.0)
     # without the stores' probe no exchange; without any probe, nothing
     del gbs[model_tiles.STORES]
-    assert model_tiles.probes_from(gbs.get, 100, 2048).exchange_ns == {}
+    assert model_tiles.probes_from(gbs.get, 100, 2048).exchange_ns is None
     assert model_tiles.probes_from({}.get, 100, 2048) is None
 
 
-def test_a_tiles_block_holds_its_slot_for_the_moved_tiles_and_its_exchange():
+def test_a_padded_tiles_block_holds_its_slot_for_the_moved_tiles_and_its_exchange():
     p = params(tiles=tiles())
     assert model_bounds.tile_slot_ns(p, model_tiles.moved_shape(1)) == pytest.approx(800.0)
-    assert model_bounds.tile_slot_ns(p, model_tiles.moved_shape(0)) == pytest.approx(1200.0)
-    for pad, ns in ((1, 800.0), (0, 1200.0)):
-        bound = model_bounds.bounds(p, model_tiles.moved_shape(pad))[model_bounds.LATENCY]
-        assert bound == pytest.approx(moved_probe(ns), rel=1e-6)
+    bound = model_bounds.bounds(p, model_tiles.moved_shape(1))[model_bounds.LATENCY]
+    assert bound == pytest.approx(moved_probe(800.0), rel=1e-6)
     # other kernels: no such slot; without the probes a tile's block gets no bound at all
     assert model_bounds.tile_slot_ns(p, model_tiles.moved_shape()) is None
     assert model_bounds.bounds(params(), model_tiles.moved_shape(1)) == {}
+
+
+def test_an_unpadded_tile_waits_for_its_conflicts_and_the_other_blocks():
+    # at 2 GHz a block's 32 x 31 extra wavefronts take 496 ns; two blocks per SM load the
+    # shared memory busy = 2 x 496 / round, each waiting busy x 496 / (2 (1 - busy)) more
+    assert model_tiles.conflict_ns(2.0, 1984.0, 2) == pytest.approx(496.0 + 0.5 * 496.0 / 1.0)
+    assert model_tiles.conflict_ns(None, 1984.0, 2) is None
+    p = params(tiles=tiles(), sm_clock_ghz=2.0)
+    fixed = 400.0 + 700.0 + 100.0 + 100 / 1.6  # the padded tile's round
+    lo, hi = fixed, 1e5  # the round that holds its own conflicts, by hand
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        busy = 2 * 496.0 / mid
+        lo, hi = (mid, hi) if fixed + 496.0 + busy * 496.0 / (2 * (1 - busy)) > mid else (lo, mid)
+    bound = model_bounds.bounds(p, model_tiles.moved_shape(0))[model_bounds.LATENCY]
+    assert bound == pytest.approx(ROUND_BYTES / lo * 2, rel=1e-4)
+    # no SM clock: no bound for the unpadded tile, the padded one's as before
+    assert model_bounds.bounds(params(tiles=tiles()), model_tiles.moved_shape(0)) == {}
 
 
 def test_a_probe_above_the_plain_bound_gives_no_slot_of_its_own():

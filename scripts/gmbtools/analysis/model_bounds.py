@@ -213,9 +213,11 @@ def _drain_of(p: Params, probe: tuple | None) -> float | None:
 
 def tile_slot_ns(p: Params, s: Shape) -> float | None:
     """How long a 32 x 32 tile's block holds its slot (`model_tiles`): the slot with which
-    this module's latency bound of the moved probe gives its GB/s, and the exchange's time;
-    None for other kernels and runs without the probes."""
-    if s.exchange is None or p.tiles is None or s.exchange not in p.tiles.exchange_ns:
+    this module's latency bound of the moved probe gives its GB/s, and the padded exchange's
+    time (an unpadded tile's conflicts: `model_latency`, by its round); None for other kernels
+    and runs without the probes (or, for an unpadded tile, the SM clock)."""
+    if s.exchange is None or p.tiles is None or p.tiles.exchange_ns is None or \
+            (s.exchange == 0 and not p.sm_clock_ghz):
         return None
 
     def found():
@@ -224,7 +226,7 @@ def tile_slot_ns(p: Params, s: Shape) -> float | None:
             plain, model_tiles.moved_shape(), 0.0, ns).get(LATENCY, math.nan))
 
     moved = _solved(p, "tile_slot", found)
-    return None if moved is None else moved + p.tiles.exchange_ns[s.exchange]
+    return None if moved is None else moved + p.tiles.exchange_ns
 
 
 def rows_apart_ns(p: Params) -> float | None:

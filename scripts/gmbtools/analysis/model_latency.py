@@ -19,14 +19,14 @@ so the logical rate B solves B = factor x sms x bytes in flight per SM / round(B
 - a grid of one block per tile: the time a block holds its slot (a loading block's of its size,
   `model_rounds`, or by its warps' instructions) and its wait among the SM's block starts;
 - a reduce rung's block: its tree in shared memory, longer the more trees share the SM
-  (`model_trees`).
+  (`model_trees`); an unpadded transpose tile's block: its bank conflicts (`model_tiles`).
 """
 
 import math
 
 import numpy as np
 
-from gmbtools.analysis import model_bulk, model_rounds, model_trees
+from gmbtools.analysis import model_bulk, model_rounds, model_tiles, model_trees
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve, solve
 
 NO_ROOF = 1e5  # GB/s: where Little's law is solved when the run has no DRAM bound
@@ -147,6 +147,11 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     def tree_ns(gbs: float) -> float:  # a reduce rung's tree at the round `gbs` gives
         return tree.time(factor * p.sms * bif / gbs, per_sm) if tree and gbs > 0 else 0.0
 
+    def conflicts_ns(gbs: float) -> float:  # an unpadded tile's, queued behind the SM's others'
+        if s.exchange != 0 or gbs <= 0:
+            return 0.0
+        return model_tiles.conflict_ns(p.sm_clock_ghz, factor * p.sms * bif / gbs, per_sm) or 0.0
+
     l1_gbs = p.sms * p.sm_clock_ghz * 32 * s.word_bytes / s.lines_per_request * factor \
         if p.sm_clock_ghz and s.lines_per_request else None
 
@@ -159,7 +164,7 @@ def littles_law(p, s, curve: LoadedCurve, roof: float, load_slot: float | None,
     def extra(b: float) -> float:
         lines = lines_ns * logical_curve.latency(b) / max(logical_curve.idle_ns, 1e-9) \
             if lines_ns else 0.0
-        return slot + tree_ns(b) + lines + queue(b)
+        return slot + tree_ns(b) + conflicts_ns(b) + lines + queue(b)
 
     gbs = solve(bif, p.sms, peak, logical_curve, factor=factor, extra_ns=extra)
     return (math.inf, 0.0) if gbs >= NO_ROOF else (gbs, tree_ns(gbs))

@@ -23,7 +23,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
-| `tiles` | the tiled transposes: DRAM's rate for tiles written to their transposed places, a 32 × 32 block's slot, the exchange's time (`model_tiles`) | `model/transpose/f32/{moved/block:{32x8,32x32},exchange/pad:{0,1},stores/block:32x32}` |
+| `tiles` | the tiled transposes: DRAM's rate for tiles written to their transposed places, a 32 × 32 block's slot, the padded exchange's time (`model_tiles`) | `model/transpose/f32/{moved/block:{32x8,32x32},exchange/pad:1,stores/block:32x32}` |
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 | `bulk_write_ns` | a bulk write's turnaround in its block (the warp fills the chunk, lane 0 sends it), a line in the chunk's bytes (`model_bulk`) | `model/bulk/write/bytes:2048/stages:8/bpsm:1`, `…/bytes:8192/…`: each block's chunk over its rate |

@@ -8,12 +8,16 @@ rung's own blocks with one part left out:
   tiles to their transposed places);
 - `moved/block:32x32`: the same by the 32 x 32 rungs' blocks, one element per thread: how long
   such a block holds its slot (model_bounds solves it, as the row walk's);
-- `exchange/pad:0|1` and `stores/block:32x32`: no load; each element's value made in registers,
-  through the shared tile (unpadded: 32-way bank conflicts; padded: none) and stored transposed,
-  or stored straight: what the exchange adds to a 32 x 32 block's round (`exchange_ns`), the
-  round of a probe being an SM's blocks' bytes over its rate.
+- `exchange/pad:1` and `stores/block:32x32`: no load; each element's value made in registers,
+  through the padded shared tile and stored transposed, or stored straight: what the exchange
+  adds to a 32 x 32 block's round (`exchange_ns`), the round of a probe being an SM's blocks'
+  bytes over its rate.
 
-A 32 x 32 rung's block then holds its slot for the moved tile's and its exchange's.
+A 32 x 32 rung's block then holds its slot for the moved tile's and its exchange's. An unpadded
+tile puts a column in one bank: after the barrier the block's 32 warps each read theirs in 32
+wavefronts of the shared memory, one per cycle, a batch of 32 x 31 more than the padded tile's
+that the block waits for, and for the batch of another block of the SM under way: an M/D/1
+queue, as the L1's data stage (`conflict_ns`).
 """
 
 from dataclasses import dataclass
@@ -23,7 +27,7 @@ from gmbtools.analysis.kernel_shape import Shape
 PROBE = "model/transpose/f32/"
 MOVED = PROBE + "moved/block:32x8"
 BIG_MOVED = PROBE + "moved/block:32x32"
-EXCHANGE = {0: PROBE + "exchange/pad:0", 1: PROBE + "exchange/pad:1"}
+EXCHANGE = PROBE + "exchange/pad:1"
 STORES = PROBE + "stores/block:32x32"
 BIG_BLOCK = 1024  # threads of a 32 x 32 rung's block
 EXCHANGES = {"tile": 0, "tile_padded": 1}  # the 32 x 32 rungs: their shared tile's pad
@@ -37,7 +41,7 @@ class TileProbes:
 
     moved_gbs: float | None  # tiles written to their transposed places (32 x 8 blocks)
     big_moved_gbs: float | None  # ... by 32 x 32 blocks
-    exchange_ns: dict  # pad -> what the exchange adds to a 32 x 32 block's round (ns)
+    exchange_ns: float | None  # what the padded exchange adds to a 32 x 32 block's round
 
 
 def probes_from(value, sms: int | None, threads_per_sm: int) -> TileProbes | None:
@@ -49,12 +53,22 @@ def probes_from(value, sms: int | None, threads_per_sm: int) -> TileProbes | Non
         gbs = value(name)
         return TILE_BYTES * per_sm * sms / gbs if gbs and sms and per_sm else None
 
-    stores = round_ns(STORES)
-    exchange = {pad: ns - stores for pad, name in EXCHANGE.items()
-                if stores is not None and (ns := round_ns(name)) is not None}
-    if moved is None and big is None and not exchange:
+    stores, exchange = round_ns(STORES), round_ns(EXCHANGE)
+    extra = max(0.0, exchange - stores) if stores is not None and exchange is not None else None
+    if moved is None and big is None and extra is None:
         return None
-    return TileProbes(moved, big, {pad: max(0.0, ns) for pad, ns in exchange.items()})
+    return TileProbes(moved, big, extra)
+
+
+def conflict_ns(clock_ghz: float | None, round_ns: float, per_sm: float) -> float | None:
+    """What an unpadded tile's bank conflicts add to its block's round (`round_ns`, `per_sm`
+    blocks per SM): the batch of 32 warps x 31 more wavefronts at one a cycle, and the wait
+    for another block's batch under way (M/D/1); None without the SM clock."""
+    if not clock_ghz:
+        return None
+    batch = 32 * 31 / clock_ghz
+    busy = min(per_sm * batch / round_ns, 0.99) if round_ns > 0 else 0.99
+    return batch + busy * batch / (2 * (1 - busy))
 
 
 def moved_shape(exchange: int | None = None, dram_bytes: float = 1.0,
