@@ -120,9 +120,8 @@ bench_case probe_case(std::size_t n, const char* key, const char* value) {
   c.name = bench_name("model", std::string("transpose/f32/") + name(Probe), {{key, value}});
   c.prepare = fill_input_poison_output;
   c.launch = [plan](environment& e) {
-    built_once::launch_transpose_probe<Probe, Rung>(plan, e.in().data<const std::uint32_t>(),
-                                                    e.out().data<std::uint32_t>(), kInputPattern,
-                                                    e.stream());
+    launch_transpose_probe<Probe, Rung>(plan, e.in().data<const std::uint32_t>(),
+                                        e.out().data<std::uint32_t>(), kInputPattern, e.stream());
   };
   if constexpr (Probe == tile_probe::kMoved) {
     c.verify = [n](environment& e) {

@@ -5,13 +5,15 @@
 // - moved: each tile loaded as the rung loads it, then stored to its transposed place with its
 //   rows kept (no shared memory): the rung's DRAM traffic, tile by tile, without the exchange;
 // - exchange: no load (each element's value made from its index, as the input holds it), the
-//   tile through shared memory (padded as the rung's; kTile's plan: unpadded) and out
-//   transposed, as the rung stores it: the exchange alone;
+//   tile through the padded shared tile and out transposed, as the rung stores it: the
+//   exchange alone;
 // - stores: the same values stored where the exchange stores them, straight from registers.
+// Plain loads and stores, as the rungs' (the flavors' -dlcm applies).
 // Bytes: moved read + write rows*cols*4; exchange and stores write rows*cols*4.
 #include <cstddef>
 #include <cstdint>
 
+#include "gmb/cache_op.cuh"
 #include "gmb/transpose_plan.hpp"
 #include "gmb/words.cuh"
 
@@ -38,27 +40,21 @@ GMB_HD std::size_t moved_index(std::size_t r, std::size_t c, std::size_t n) {
   return ((c / t) * t + r % t) * n + (r / t) * t + c % t;
 }
 
-}  // namespace gmb
-
-#if defined(__CUDACC__)
-namespace gmb::built_once {
-
-/// One tile per block of the rung's plan (kTile, kTilePadded: 32 x 32 threads, one element
-/// each; kTileRows8: 32 x 8, four), its shared tile padded as the rung's (kTile: not at all).
-/// `in` holds pattern's words.
+/// One tile per block of the rung's plan (kTilePadded: 32 x 32 threads, one element each;
+/// kTileRows8: 32 x 8, four), its shared tile padded. `in` holds pattern's words.
 template <tile_probe Probe, transpose_rung Rung>
-__global__ void __launch_bounds__(1024) transpose_probe(const std::uint32_t* in,
-                                                        std::uint32_t* out, transpose_plan plan,
-                                                        word_pattern pattern) {
+__global__ void __launch_bounds__(1024) transpose_probe(const std::uint32_t* in, std::uint32_t* out,
+                                                        transpose_plan plan, word_pattern pattern) {
   constexpr transpose_plan kShape{Rung, 0, 0};
-  constexpr unsigned kSlots = kShape.rows_per_thread(), kPad = Rung == transpose_rung::kTile ? 0 : 1;
+  constexpr unsigned kSlots = kShape.rows_per_thread();
   std::size_t gx, gy;
   plan.tile_of(blockIdx.x, gx, gy);
   if constexpr (Probe == tile_probe::kMoved) {
     std::uint32_t v[kSlots];
 #pragma unroll
     for (unsigned s = 0; s < kSlots; ++s) {
-      v[s] = in[plan.in_index(plan.loaded_in_tile(gx, gy, threadIdx.x, threadIdx.y, s))];
+      const matrix_element e = plan.loaded_in_tile(gx, gy, threadIdx.x, threadIdx.y, s);
+      v[s] = load<cache_op::kDefault>(in + plan.in_index(e));
     }
 #pragma unroll
     for (unsigned s = 0; s < kSlots; ++s) {
@@ -72,7 +68,7 @@ __global__ void __launch_bounds__(1024) transpose_probe(const std::uint32_t* in,
       out[plan.out_index(e)] = pattern(plan.in_index(e));
     }
   } else {
-    __shared__ std::uint32_t tile[kTransposeTile][kTransposeTile + kPad];
+    __shared__ std::uint32_t tile[kTransposeTile][kTransposeTile + 1];
 #pragma unroll
     for (unsigned s = 0; s < kSlots; ++s) {
       const matrix_element e = plan.loaded_in_tile(gx, gy, threadIdx.x, threadIdx.y, s);
@@ -89,12 +85,11 @@ __global__ void __launch_bounds__(1024) transpose_probe(const std::uint32_t* in,
 
 /// Launches a probe over the plan's square matrix (a multiple of 32 on a side).
 template <tile_probe Probe, transpose_rung Rung>
-void launch_transpose_probe(const transpose_plan& plan, const std::uint32_t* in,
-                            std::uint32_t* out, word_pattern pattern, cudaStream_t stream) {
+void launch_transpose_probe(const transpose_plan& plan, const std::uint32_t* in, std::uint32_t* out,
+                            word_pattern pattern, cudaStream_t stream) {
   const dim3 block(plan.block_x(), plan.block_y());
-  transpose_probe<Probe, Rung><<<static_cast<unsigned>(plan.blocks()), block, 0, stream>>>(
-      in, out, plan, pattern);
+  transpose_probe<Probe, Rung>
+      <<<static_cast<unsigned>(plan.blocks()), block, 0, stream>>>(in, out, plan, pattern);
 }
 
-}  // namespace gmb::built_once
-#endif
+}  // namespace gmb

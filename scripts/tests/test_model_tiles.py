@@ -8,7 +8,7 @@ import pytest
 
 from test_model import params
 
-from gmbtools.analysis import model_bounds, model_shapes, model_tiles
+from gmbtools.analysis import model_bounds, model_params, model_shapes, model_tiles
 from gmbtools.analysis.model_bounds import Shape
 
 # 100 SMs of 2048 threads (two 32 x 32 blocks each), each block's probe writing 4 KiB
@@ -82,14 +82,41 @@ def test_tiles_written_to_their_transposed_places_get_dram_at_the_moved_probes_r
     assert model_bounds.bounds(params(), moved)[model_bounds.DRAM] == pytest.approx(2800.0)
 
 
+def rung(op: str, element: str = "f32") -> pd.Series:
+    return pd.Series({"name": f"transpose/{element}/{op}/n:16384", "family": "transpose",
+                      "variant": f"{element}/{op}", "type": element, "op": op, "n": "16384",
+                      "model_dram_bytes": 2e9, "model_efficiency": 1.0,
+                      "model_ld_sectors_per_req": 4.0})
+
+
 @pytest.mark.parametrize("op, exchange, transposed", [
     ("tile", 0, True), ("tile_padded", 1, True), ("tile_rows8", None, True),
     ("tile_tma", None, True), ("copy", None, False), ("best", None, False)])
 def test_which_rungs_are_which(op, exchange, transposed):
-    row = pd.Series({"name": f"transpose/f32/{op}/n:16384", "family": "transpose",
-                     "variant": f"f32/{op}", "op": op, "n": "16384", "model_dram_bytes": 2e9,
-                     "model_efficiency": 1.0, "model_ld_sectors_per_req": 4.0})
-    shape = model_shapes.shape_of(row)
+    shape = model_shapes.shape_of(rung(op))
     assert (shape.exchange, shape.transposed_tiles) == (exchange, transposed)
     assert shape.threads_per_block == (1024 if exchange is not None else 256)
     assert shape.dram_bytes == 2e9
+
+
+def test_the_probes_move_f32_tiles_so_f64_rungs_keep_no_tile_terms():
+    assert model_shapes.shape_of(rung("tile", "f64")) is None
+    assert model_shapes.shape_of(rung("tile_padded", "f64")) is None
+    assert not model_shapes.shape_of(rung("tile_rows8", "f64")).transposed_tiles
+
+
+def test_the_run_reads_the_probes_by_name_and_an_exchange_below_its_stores_adds_nothing():
+    rows = pd.DataFrame([{"name": name, "gbs": gbs, "family": "model", "variant": "x",
+                          "error": "", "gpu_sms": 100, "gpu_cc": "9.0"}
+                         for name, gbs in ((model_tiles.MOVED, 3500.0),
+                                           (model_tiles.BIG_MOVED, 1600.0),
+                                           (model_tiles.STORES, ROUND_BYTES / 1000.0),
+                                           (model_tiles.EXCHANGE, ROUND_BYTES / 900.0))])
+    found = model_params.params_from(rows).tiles
+    assert (found.moved_gbs, found.big_moved_gbs, found.exchange_ns) == (3500.0, 1600.0, 0.0)
+
+
+def test_a_probe_no_slot_reaches_gives_none():
+    assert model_bounds.time_for(1000.0, lambda ns: 2000.0) is None  # never falls to it
+    assert model_bounds.time_for(1000.0, lambda ns: float("nan")) is None
+    assert model_bounds.time_for(None, lambda ns: 2000.0) is None

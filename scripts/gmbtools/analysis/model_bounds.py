@@ -222,7 +222,7 @@ def tile_slot_ns(p: Params, s: Shape) -> float | None:
 
     def found():
         plain = dataclasses.replace(p, solved={})
-        return model_tiles.slot_from(p.tiles.big_moved_gbs, lambda ns: _bounds(
+        return time_for(p.tiles.big_moved_gbs, lambda ns: _bounds(
             plain, model_tiles.moved_shape(), 0.0, ns).get(LATENCY, math.nan))
 
     moved = _solved(p, "tile_slot", found)
@@ -232,9 +232,7 @@ def tile_slot_ns(p: Params, s: Shape) -> float | None:
 def rows_apart_ns(p: Params) -> float | None:
     """How much longer a block whose warps load rows far apart holds its slot: the time with
     which this module's latency bound of the row probe (`Params.row_probe`, the row-major
-    matrix copy of 32 x 8 blocks) gives its GB/s (bisection: the bound falls as the time grows);
-    0 where the bound without it is already at or below the probe's GB/s, None without the
-    probe or a latency bound."""
+    matrix copy of 32 x 8 blocks) gives its GB/s (`time_for`)."""
     if not p.row_probe:
         return None
 
@@ -245,20 +243,26 @@ def rows_apart_ns(p: Params) -> float | None:
                      active=active, rows_apart=True)
         plain = dataclasses.replace(p, row_probe=None, solved={})
 
-        def bound(ns: float) -> float:
-            return _bounds(plain, copy, ns).get(LATENCY, math.nan)
-
-        if not bound(0.0) > gbs:
-            return 0.0 if bound(0.0) <= gbs else None
-        lo, hi = 0.0, 20000.0
-        if not bound(hi) < gbs:
-            return None
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if bound(mid) > gbs else (lo, mid)
-        return lo
+        return time_for(gbs, lambda ns: _bounds(plain, copy, ns).get(LATENCY, math.nan))
 
     return _solved(p, "rows_apart", found)
+
+
+def time_for(gbs: float | None, bound) -> float | None:
+    """The time (ns) with which `bound(ns)` (GB/s, falling as the time grows) gives a probe's
+    `gbs`, by bisection; 0 where the bound with none is already at or below it, None without
+    the probe or a bound (nan)."""
+    if not gbs or not bound(0.0) == bound(0.0):
+        return None
+    if bound(0.0) <= gbs:
+        return 0.0
+    lo, hi = 0.0, 20000.0
+    if not bound(hi) < gbs:
+        return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if bound(mid) > gbs else (lo, mid)
+    return lo
 
 
 def _solved(p: Params, key: str, find):

@@ -74,7 +74,7 @@ def shape_of(row) -> Shape | None:
     if family == "texture":
         return _texture(row, dram, efficiency, sectors)
     if family == "transpose" and row.get("op") in model_tiles.EXCHANGES:  # 32 x 32 threads
-        return model_tiles.moved_shape(model_tiles.EXCHANGES[row["op"]], dram, efficiency)
+        return model_tiles.rung_shape(row, dram, efficiency)
     if family in COPY_FAMILIES:
         word = _word(row)
         ilp = _number(row, "ilp", 1)
@@ -102,17 +102,17 @@ def shape_of(row) -> Shape | None:
         extra = 0.0 if write_step is not None else model_stores.extra_share(
             _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
         bypass = family == "cache_op" and row.get("ld") in L1_BYPASS
-        # a thread's loads each in a line of its own: a vector's a block apart, a tiled
-        # transpose's eight rows apart
+        # a thread's loads each in its own line: a vector's a block apart, a tile's 8 rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
-        moved = family == "transpose" and row.get("op") in model_tiles.MOVED_RUNGS
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
-                     transposed_tiles=moved, store_extra=extra, active=_active_lanes(row),
+                     transposed_tiles=model_tiles.moves_tiles(row), store_extra=extra,
+                     active=_active_lanes(row),
                      requests=CACHE_OP_REQUESTS.get(str(row["variant"])) if bypass else None,
                      spread_loads=spread, rows_apart=_rows_apart(row),
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
-                     l1_reuse=row.get("flavor") != "cg" and not bypass, counted=_counted_share(row),
+                     l1_reuse=row.get("flavor") != "cg" and not bypass,
+                     counted=_counted_share(row),
                      rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step),
                      instructions=_counter(row, "model_warp_instructions"))
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)

@@ -31,7 +31,10 @@ EXCHANGE = PROBE + "exchange/pad:1"
 STORES = PROBE + "stores/block:32x32"
 BIG_BLOCK = 1024  # threads of a 32 x 32 rung's block
 EXCHANGES = {"tile": 0, "tile_padded": 1}  # the 32 x 32 rungs: their shared tile's pad
-MOVED_RUNGS = ("tile_rows8", "tile_tma")  # 32 x 8 rungs storing whole tiles transposed
+# The 32 x 8 rungs that store whole tiles to their transposed places in row order, as the
+# probe does (the full sweep's `tile_async` too, and `tile_diagonal` not, whose writes land
+# along diagonals: both modelled as plain copies for now)
+MOVED_RUNGS = ("tile_rows8", "tile_tma")
 TILE_BYTES = 32 * 32 * 4  # what one block of the no-load probes writes
 
 
@@ -81,18 +84,15 @@ def moved_shape(exchange: int | None = None, dram_bytes: float = 1.0,
                  transposed_tiles=True, exchange=exchange)
 
 
-def slot_from(gbs: float | None, bound) -> float | None:
-    """The slot (ns) with which `bound(slot)` (GB/s, falling as the slot grows) gives the moved
-    probe's `gbs`, by bisection; 0 where the bound with none is already at or below it, None
-    without the probe or a bound."""
-    if not gbs or not bound(0.0) == bound(0.0):  # no probe, or no latency bound (nan)
+def moves_tiles(row) -> bool:
+    """Whether a transpose row's rung writes whole f32 tiles where the moved probe does."""
+    return row.get("family") == "transpose" and row.get("op") in MOVED_RUNGS and \
+        row.get("type") == "f32"
+
+
+def rung_shape(row, dram_bytes: float, efficiency: float) -> Shape | None:
+    """A 32 x 32 rung's shape (`moved_shape`, its pad from its name); None but for f32, the
+    probes' element."""
+    if row.get("type") != "f32" or row.get("op") not in EXCHANGES:
         return None
-    if bound(0.0) <= gbs:
-        return 0.0
-    lo, hi = 0.0, 20000.0
-    if not bound(hi) < gbs:
-        return None
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if bound(mid) > gbs else (lo, mid)
-    return lo
+    return moved_shape(EXCHANGES[row["op"]], dram_bytes, efficiency)
