@@ -29,13 +29,14 @@ MOVED = PROBE + "moved/block:32x8"
 BIG_MOVED = PROBE + "moved/block:32x32"
 EXCHANGE = PROBE + "exchange/pad:1"
 STORES = PROBE + "stores/block:32x32"
-BIG_BLOCK = 1024  # threads of a 32 x 32 rung's block
+TILE = 32  # a tile's side in 4-B words (kTransposeTile), a shared tile's banks
+BIG_BLOCK = TILE * TILE  # threads of a 32 x 32 rung's block
 EXCHANGES = {"tile": 0, "tile_padded": 1}  # the 32 x 32 rungs: their shared tile's pad
 # The 32 x 8 rungs that store whole tiles to their transposed places in row order, as the
 # probe does (the full sweep's `tile_async` too, and `tile_diagonal` not, whose writes land
 # along diagonals: both modelled as plain copies for now)
 MOVED_RUNGS = ("tile_rows8", "tile_tma")
-TILE_BYTES = 32 * 32 * 4  # what one block of the no-load probes writes
+TILE_BYTES = TILE * TILE * 4  # what one block of the no-load probes writes
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def conflict_ns(clock_ghz: float | None, round_ns: float, per_sm: float) -> floa
     for another block's batch under way (M/D/1); None without the SM clock."""
     if not clock_ghz:
         return None
-    batch = 32 * 31 / clock_ghz
+    batch = (BIG_BLOCK // 32) * (TILE - 1) / clock_ghz  # each warp's column: one bank
     busy = min(per_sm * batch / round_ns, 0.99) if round_ns > 0 else 0.99
     return batch + busy * batch / (2 * (1 - busy))
 
