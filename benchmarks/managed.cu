@@ -7,8 +7,11 @@
 // managed/read/advice:read_mostly (read-mostly advice: the read duplicates them on demand);
 // those move 64 MiB (at most the array) over the link per iteration, whose rate is their peak.
 // Full sweep: managed/write/touch:first (a write of a fresh allocation: the first touch
-// itself). Bytes: read n*sizeof(T), write n*sizeof(T). Managed arrays never exceed a quarter
-// of the GPU's free memory (host_link.hpp: larger requests fail with a one-line error).
+// itself). The model's calibration: model/managed/read/<placement>/bytes:B, each migration at
+// half and twice the family's size. Bytes: read n*sizeof(T), write n*sizeof(T). Managed arrays
+// never exceed a quarter of the GPU's free memory (host_link.hpp: larger requests fail with a
+// one-line error).
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -29,19 +32,27 @@ constexpr std::size_t kTileBytes = sizeof(T) * kCoalescedBlock * kIlp;
 
 enum class placement { kTouchGpu, kPrefetchGpu, kReadMostly, kPagesHost };
 
-/// Where the pages are before each timed iteration, as the case's name says.
-const char* param(placement p) {
+/// Where the pages are before each timed iteration, as the case's name says (key:value).
+name_param param(placement p) {
   switch (p) {
     case placement::kTouchGpu:
-      return "touch:gpu";
+      return {"touch", "gpu"};
     case placement::kPrefetchGpu:
-      return "prefetch:gpu";
+      return {"prefetch", "gpu"};
     case placement::kReadMostly:
-      return "advice:read_mostly";
+      return {"advice", "read_mostly"};
     case placement::kPagesHost:
-      return "pages:host";
+      return {"pages", "host"};
   }
-  return "?";
+  return {"placement", "unknown"};
+}
+
+constexpr placement kMigrations[] = {placement::kPrefetchGpu, placement::kReadMostly,
+                                     placement::kPagesHost};
+
+/// The bytes each migrating case moves: the environment's array, at most 64 MiB.
+std::size_t migration_bytes(environment& env) {
+  return std::min(env.array_bytes(), kManagedMigrationBytes);
 }
 
 /// Waits for the stream, then sends every page of `a` to the host (untimed).
@@ -51,14 +62,19 @@ void pages_to_host(environment& e, const managed_buffer& a) {
   GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
 }
 
-bench_case read_case(environment& env, placement p, std::size_t bytes, double link_peak) {
+/// managed/read/<placement>, or for the model's calibration model/managed/read/<placement>/bytes:B
+/// (the same migration of another size).
+bench_case read_case(environment& env, placement p, std::size_t bytes, double link_peak,
+                     bool calibration = false) {
   const int device = env.device().ordinal;
   const std::size_t tiles = bytes / kTileBytes;
   const std::size_t reads = tiles * kCoalescedBlock * kIlp;
   auto array = std::make_shared<managed_buffer>();  // made in prepare, freed in release
 
   bench_case c;
-  c.name = bench_name("managed", "read") + "/" + param(p);  // param(p) is a key:value
+  c.name = calibration ? bench_name("model", "managed/read",
+                                    {param(p), {"bytes", static_cast<long long>(bytes)}})
+                       : bench_name("managed", "read", {param(p)});
   c.every_flavor = false;
   c.prepare = [array, bytes, p, device](environment& e) {
     if (array->bytes() == 0) {
@@ -103,10 +119,11 @@ bench_case read_case(environment& env, placement p, std::size_t bytes, double li
   };
   c.release = [array](environment&) { *array = managed_buffer(); };
   c.bytes_read = static_cast<double>(reads) * sizeof(T);
-  if (p == placement::kTouchGpu) {  // device memory: the coalesced read's model and peak
-    c.model = predict_traffic(coalesced_map<kCoalescedBlock, kIlp>{}, tiles * kCoalescedBlock,
-                              sizeof(T), access_kind::kLoad);
-  } else {  // every page crosses the link each iteration
+  // The coalesced read's traffic (device memory, once the pages are there): the model's count
+  // of the bytes each iteration reads, which the migrating cases move over the link first.
+  c.model = predict_traffic(coalesced_map<kCoalescedBlock, kIlp>{}, tiles * kCoalescedBlock,
+                            sizeof(T), access_kind::kLoad);
+  if (p != placement::kTouchGpu) {  // every page crosses the link each iteration
     c.launches_per_iteration = 1;
     c.peak_bytes_per_second = link_peak;
   }
@@ -159,14 +176,26 @@ std::vector<bench_case> managed_cases(environment& env, sweep s) {
   const int device = env.device().ordinal;
   if (managed_support(device) != "yes") return {};  // the context says why
   const std::size_t resident = env.array_bytes();   // comparable with read/f32x4/ilp:4
-  const std::size_t moving = std::min(resident, kManagedMigrationBytes);
+  const std::size_t moving = migration_bytes(env);
   const double link_peak = host_link(device).bytes_per_second();
   std::vector<bench_case> cases;
   cases.push_back(read_case(env, placement::kTouchGpu, resident, link_peak));
-  cases.push_back(read_case(env, placement::kPrefetchGpu, moving, link_peak));
-  cases.push_back(read_case(env, placement::kReadMostly, moving, link_peak));
-  cases.push_back(read_case(env, placement::kPagesHost, moving, link_peak));
+  for (placement p : kMigrations) cases.push_back(read_case(env, p, moving, link_peak));
   if (s == sweep::kFull) cases.push_back(first_touch_case(moving));
+  return cases;
+}
+
+std::vector<bench_case> managed_calibration_cases(environment& env) {
+  // Each migration at half and twice the family's size: its fixed part and its part per byte.
+  const int device = env.device().ordinal;
+  if (managed_support(device) != "yes") return {};
+  const double link_peak = host_link(device).bytes_per_second();
+  std::vector<bench_case> cases;
+  for (placement p : kMigrations) {
+    for (std::size_t bytes : {migration_bytes(env) / 2, migration_bytes(env) * 2}) {
+      cases.push_back(read_case(env, p, bytes, link_peak, true));
+    }
+  }
   return cases;
 }
 

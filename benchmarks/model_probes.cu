@@ -56,7 +56,10 @@
 //   their writes, and how long a block of 32 x 32 threads holds its slot; and
 //   model/transpose/f32/exchange/pad:1 and model/transpose/f32/stores/block:32x32: the
 //   padded exchange through shared memory, no load, and its stores alone: what the exchange
-//   adds to a block's round.
+//   adds to a block's round;
+// - model/managed/read/prefetch:gpu|advice:read_mostly|pages:host/bytes:B (benchmarks/
+//   managed.cu): each migration of managed pages at half and twice the family's size (32 and
+//   128 MiB): its fixed part and its part per byte.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -72,7 +75,7 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       instruction_calibration_cases, offset_calibration_cases,
                       mix_calibration_cases, copy_depth_calibration_cases,
                       inflight_calibration_cases, matrix_calibration_cases,
-                      transpose_calibration_cases}) {
+                      transpose_calibration_cases, managed_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

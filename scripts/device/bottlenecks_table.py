@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The table of scripts/device/model_bottlenecks.sh's folder: per benchmark, Nsight Compute's
-DRAM, L2 and L1 throughput (% of peak), the sub-unit of the L2 or the L1 nearest its peak, the
-L2's read and write requests per ns, and the GB/s of the same benchmark with its arrays in the
-L2 (l2res.json). Usage: python3 scripts/device/bottlenecks_table.py FOLDER (Markdown on stdout).
-Standard library only."""
+DRAM, L2 and L1 throughput (% of peak), the unit nearest its peak (a sub-unit of the L2 or the
+L1, the warps' issue, the GPC's constant cache), the L2's read and write requests per ns, and
+the GB/s of the same benchmark with its arrays in the L2 (l2res.json). Usage:
+python3 scripts/device/bottlenecks_table.py FOLDER (Markdown on stdout). Standard library only."""
 
 import csv
 import io
@@ -19,6 +19,8 @@ UNITS = {  # ncu's sub-metric -> what it is, in the words of docs/model.md
     "lts__d_sectors": "L2 data banks",
     "l1tex__data_pipe_lsu_wavefronts": "L1 data wavefronts",
     "l1tex__m_l1tex2xbar_req_cycles_active": "L1 requests to the crossbar",
+    "smsp__issue_active": "warp issue",
+    "gcc__cache_requests_type_constant": "the GPC's constant cache",
 }
 PCT = ".avg.pct_of_peak_sustained_elapsed"
 

@@ -84,6 +84,14 @@ TEST_F(HostPaths, ManagedFamilyExistsExactlyWhereManagedMemoryMigrates) {
   const auto full = names_of(managed_cases(*env_, sweep::kFull));
   EXPECT_EQ(full.size(), 5u);
   EXPECT_EQ(full.count("managed/write/touch:first"), 1u);
+  // The model's calibration: each migration at half and twice the family's size (4 MiB here).
+  std::set<std::string> probes;
+  for (const char* where : {"prefetch:gpu", "advice:read_mostly", "pages:host"}) {
+    for (std::size_t bytes : {kTestArrayBytes / 2, kTestArrayBytes * 2}) {
+      probes.insert(std::string("model/managed/read/") + where + "/bytes:" + std::to_string(bytes));
+    }
+  }
+  EXPECT_EQ(names_of(managed_calibration_cases(*env_)), probes);
 }
 
 TEST_F(HostPaths, EveryCaseVerifiesInBothSweeps) {
@@ -93,27 +101,34 @@ TEST_F(HostPaths, EveryCaseVerifiesInBothSweeps) {
   for (const sweep s : {sweep::kQuick, sweep::kFull}) {
     auto cases = host_cases(*env_, s);
     for (auto& c : managed_cases(*env_, s)) cases.push_back(std::move(c));
+    for (auto& c : managed_calibration_cases(*env_)) cases.push_back(std::move(c));
     for (const auto& c : cases) {
       SCOPED_TRACE(c.name);
       measurements measured;
       EXPECT_EQ(run_untimed(*env_, c, 2, &measured), "");
       ++ran;
       EXPECT_FALSE(c.every_flavor);  // built once, run by the default flavor
-      if (starts_with(c.name, "managed/")) {
+      if (starts_with(c.name, "managed/") || starts_with(c.name, "model/managed/")) {
         const bool resident = c.name == "managed/read/touch:gpu";
         // 4 MiB arrays: the resident case has the environment's size, the others at most
-        // 128 MiB, here also 4 MiB.
+        // 64 MiB, here also 4 MiB; the calibration's half and twice that.
+        const double moved = !starts_with(c.name, "model/") ? array
+                             : ends_with(c.name, "/bytes:" + std::to_string(kTestArrayBytes / 2))
+                                 ? array / 2
+                                 : array * 2;
         if (starts_with(c.name, "managed/write/")) {
           EXPECT_EQ(c.bytes_written, array);
           EXPECT_EQ(c.bytes_read, 0.0);
           ASSERT_TRUE(static_cast<bool>(c.before_iteration));  // a fresh allocation each time
         } else {
-          EXPECT_EQ(c.bytes_read, array);
+          EXPECT_EQ(c.bytes_read, moved);
           EXPECT_EQ(c.bytes_written, 0.0);
           EXPECT_EQ(static_cast<bool>(c.before_iteration), !resident);
           EXPECT_EQ(c.peak_bytes_per_second, resident ? 0.0 : link);
           EXPECT_EQ(c.launches_per_iteration, resident ? 0 : 1);
-          EXPECT_EQ(c.model.has_value(), resident);
+          // the read's traffic: what the model reads the migrated bytes from
+          ASSERT_TRUE(c.model.has_value());
+          EXPECT_EQ(c.model->dram_bytes, moved);
         }
         EXPECT_TRUE(static_cast<bool>(c.release));  // managed memory is not kept
         continue;

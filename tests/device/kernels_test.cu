@@ -82,7 +82,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   // and four loads per thread, 4 and 3 blocks per SM; one load per thread at 6 blocks per SM,
   // plain and by cp.async (skipped before sm_80); blocks of 1,024 threads one per tile, one per
   // SM; the column and the row walks 2,000 wide; the transposes' tiles moved by 32 x 8 and
-  // 32 x 32 threads, the padded exchange and its stores.
+  // 32 x 32 threads, the padded exchange and its stores; the three migrations of managed pages
+  // at two sizes each (where they migrate).
   int l2_probes = 0;
   for (std::size_t set : {5 * kMiB / 4, 10 * kMiB, 20 * kMiB}) {
     l2_probes += env_->array_bytes() >= set && 2 * set <= env_->device().l2_bytes ? 1 : 0;
@@ -95,7 +96,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   }
   const int calibration =
       3 * 2 + 3 + 1 + l2_probes + 5 + 6 * 2 + loaded + 7 * 3 + 4 + 1 + 4 + 3 + 1 + 2 + 3 + 2 +
-      4;
+      4 + (managed_support(0) == "yes" ? 3 * 2 : 0);
   EXPECT_GE(per_family["model"], calibration);
   EXPECT_LE(per_family["model"], calibration + 3 * 2);
   EXPECT_EQ(per_family["tlb"], 2 + 2 + 3);  // spans of 4-KiB, 64-KiB and 2-MiB steps
@@ -136,6 +137,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     if (starts_with(c.name, "model/copy/")) family = "copy";
     if (starts_with(c.name, "model/mix/")) family = "soa";
     if (starts_with(c.name, "model/matrix/")) family = "matrix";
+    if (starts_with(c.name, "model/managed/")) family = "managed";
     if (starts_with(c.name, "model/blocks/") || starts_with(c.name, "model/inflight/")) {
       family = "inflight";
     }

@@ -23,6 +23,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `peer_ce_gbs` | the copy engine's pushes to the peer GPU (bytes read + written) | `ref/memcpy_peer/dir:push` |
 | `peer_link_gbs` | the peer link's rate each way (NVML's links × their speed) | the context key `gpu_peer_link_gbs` |
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
+| `migrations` | managed pages moved to the GPU by the driver's prefetch, by faults, by faults with read-mostly advice: time against bytes, a line (`model_managed`) | `model/managed/read/{prefetch:gpu,advice:read_mostly,pages:host}/bytes:*`: each at half and twice the family's size |
 | `tiles` | the tiled transposes: DRAM's rate for tiles written to their transposed places, a 32 × 32 block's slot, the padded exchange's time (`model_tiles`) | `model/transpose/f32/{moved/block:{32x8,32x32},exchange/pad:1,stores/block:32x32}` |
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
@@ -46,8 +47,8 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
-                               model_mix, model_onchip, model_pages, model_rounds, model_stores,
-                               model_streams, model_tiles, model_trees)
+                               model_managed, model_mix, model_onchip, model_pages, model_rounds,
+                               model_stores, model_streams, model_tiles, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -128,6 +129,7 @@ class Params:
     onchip: model_onchip.OnChipProbes | None = None  # hot reads and constant loads (model/*)
     trees: dict | None = None  # (reduce rung, blocks per SM) -> a tree probe's round (model_trees)
     tiles: model_tiles.TileProbes | None = None  # the tiled transposes' probes (model_tiles)
+    migrations: dict | None = None  # managed pages' migrations: a line each (model_managed)
     sm_clock_ghz: float | None = None  # the SM clock the chases measured
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
@@ -231,6 +233,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     _line_term(p, ok, take)
     take("trees", model_trees.tree_rounds(ok, p.sms) or None, SOURCES["trees"])
     take("tiles", model_tiles.probes_from(value, p.sms, p.threads_per_sm), model_tiles.PROBE + "*")
+    take("migrations", model_managed.lines_from(ok), model_managed.PROBES + "*")
     clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
     if clock:
         take("sm_clock_ghz", clock[1], clock[0])
