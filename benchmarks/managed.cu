@@ -72,8 +72,8 @@ bench_case read_case(environment& env, placement p, std::size_t bytes, double li
   auto array = std::make_shared<managed_buffer>();  // made in prepare, freed in release
 
   bench_case c;
-  c.name = calibration ? bench_name("model", "managed/read",
-                                    {param(p), {"bytes", static_cast<long long>(bytes)}})
+  const auto moved = static_cast<long long>(tiles * kTileBytes);  // the bytes it reads
+  c.name = calibration ? bench_name("model", "managed/read", {param(p), {"bytes", moved}})
                        : bench_name("managed", "read", {param(p)});
   c.every_flavor = false;
   c.prepare = [array, bytes, p, device](environment& e) {

@@ -59,7 +59,7 @@
 //   adds to a block's round;
 // - model/managed/read/prefetch:gpu|advice:read_mostly|pages:host/bytes:B (benchmarks/
 //   managed.cu): each migration of managed pages at half and twice the family's size (32 and
-//   128 MiB): its fixed part and its part per byte.
+//   128 MiB in a default run): its fixed part and its part per byte.
 // Each is verified as its family verifies it.
 #include <vector>
 

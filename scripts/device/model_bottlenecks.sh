@@ -10,14 +10,13 @@
 # `python3 scripts/device/bottlenecks_table.py $OUT` prints the table docs/model.md cites.
 # Usage, from the repository root on a machine with a GPU and ncu: OUT=DIR scripts/device/model_bottlenecks.sh
 # FILTER (a benchmark regex) and KERNELS (ncu's -k) replace the benchmarks the model misses,
-# e.g. those it has no prediction for (docs/model.md): FILTER='^(local/|constant/read/distinct:1/
-# ws:65536|texture/...)' KERNELS='regex:^(local_|constant_|texture_)'.
+# e.g. with those it has no prediction for (the command in
+# results/nvidia-h200/20261129-042620-paths-bottlenecks/NOTES.md).
 set -u
 : "${OUT:?set OUT to the folder to write}"
 cmake --preset release >/dev/null && cmake --build --preset release --target gmembench >/dev/null || exit 1
 B=build/release/gmembench
-F="${FILTER:-}"
-[ -n "$F" ] || F='^(matrix/(rows|cols)/w:4096/pad:0|transpose/f32/(copy|naive_rows|naive_cols)/|copy/f32/ilp:1/grid:full|write/f32/ilp:4/grid:(persistent|full)|write/f32x4/ilp:4/grid:persistent|copy/f32/ilp:8/grid:persistent|copy/f32x4/ilp:4/grid:persistent|offset/f32/copy/off:(0|1)/ilp:4|aos_staged/a12/fields:all|aos/a12/fields:all|soa/a12/fields:all|vector/w(1|4)/ilp:8|cache_op/stencil/ld:(default|cg)/st:default|reuse/stencil/r:4$|reuse/gather/window:(1024|8192)$|warp/(permute_across|broadcast)|stride/f32/write/s:(8|16|32)$|stride/f32/both/s:(32|64)$|cache/read/ws:(1048576|33554432|67108864)$)'
+F="${FILTER:-^(matrix/(rows|cols)/w:4096/pad:0|transpose/f32/(copy|naive_rows|naive_cols)/|copy/f32/ilp:1/grid:full|write/f32/ilp:4/grid:(persistent|full)|write/f32x4/ilp:4/grid:persistent|copy/f32/ilp:8/grid:persistent|copy/f32x4/ilp:4/grid:persistent|offset/f32/copy/off:(0|1)/ilp:4|aos_staged/a12/fields:all|aos/a12/fields:all|soa/a12/fields:all|vector/w(1|4)/ilp:8|cache_op/stencil/ld:(default|cg)/st:default|reuse/stencil/r:4$|reuse/gather/window:(1024|8192)$|warp/(permute_across|broadcast)|stride/f32/write/s:(8|16|32)$|stride/f32/both/s:(32|64)$|cache/read/ws:(1048576|33554432|67108864)$)}"
 $B --benchmark_list_tests --benchmark_filter="$F" > $OUT/list.txt
 timeout 200 $B --gmb_bytes=16M --gmb_launches=20 --benchmark_filter="$F" --benchmark_repetitions=3 --benchmark_display_aggregates_only=true --benchmark_out=$OUT/l2res.json --benchmark_out_format=json --gmb_health=off > $OUT/l2res.txt 2>&1
 echo "l2res rc $?"

@@ -193,8 +193,10 @@ TEST_F(HostPaths, AWrongWordIsCaught) {
 TEST_F(HostPaths, ManagedCheckingReadsReportWhatTheKernelCounted) {
   // Each verify() already plants a wrong word in the managed array and fails unless the
   // kernel reports it exactly once (so every passing run above caught one); here: a run
-  // whose kernel counted a wrong element is an error.
-  for (const auto& c : managed_cases(*env_, sweep::kQuick)) {
+  // whose kernel counted a wrong element is an error. The calibration's migrations too.
+  auto cases = managed_cases(*env_, sweep::kQuick);
+  for (auto& c : managed_calibration_cases(*env_)) cases.push_back(std::move(c));
+  for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     c.prepare(*env_);
     if (c.before_iteration) c.before_iteration(*env_);

@@ -22,13 +22,12 @@ def lines_from(rows: pd.DataFrame) -> dict | None:
     probes, smaller first; None without a pair."""
     probes = rows.loc[rows["name"].astype(str).str.startswith(PROBES)]
     points: dict = {}
-    for name, gbs in zip(probes["name"], probes["gbs"]):
+    rates = pd.to_numeric(probes["gbs"], errors="coerce")
+    for name, gbs in zip(probes["name"], rates):
         placement, _, size = str(name)[len(PROBES):].partition("/bytes:")
-        try:
+        size = pd.to_numeric(size, errors="coerce")
+        if math.isfinite(gbs) and gbs > 0 and math.isfinite(size) and size > 0:
             size, gbs = float(size), float(gbs)
-        except ValueError:
-            continue
-        if math.isfinite(gbs) and gbs > 0 and size > 0:
             points.setdefault(placement, []).append((size, size / gbs))  # GB/s is bytes per ns
     lines = {k: (min(v), max(v)) for k, v in points.items() if len({b for b, _ in v}) >= 2}
     return lines or None
@@ -47,7 +46,8 @@ def placement(row) -> str:
 
 def managed_gbs(lines: dict | None, row) -> tuple[float, str] | None:
     """(GB/s, bound) of one migrating row: its bytes (the read's, `model_dram_bytes`) over the
-    probes' line at that size; None without the probes or the count."""
+    probes' line at that size, which lies between the two (half and twice it); None without
+    the probes or the count, or where the line gives no time."""
     where = placement(row)
     size = pd.to_numeric(row.get("model_dram_bytes"), errors="coerce")
     if not lines or where not in lines or pd.isna(size) or size <= 0:
