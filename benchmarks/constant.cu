@@ -99,6 +99,12 @@ std::vector<bench_case> constant_calibration_cases(environment& env) {
     cases.push_back(constant_case<constant_path::kConstant>(env, d, kCurveWs / 2, true));
   }
   cases.push_back(constant_case<constant_path::kGlobal>(env, 1, kCurveWs / 2, true));
+  // Tables past the SM's constant cache (16 and 32 KiB: the quick sweep runs the whole 64-KiB
+  // bank), one word per warp load: how the share of loads sent on to the GPC's constant cache,
+  // and their time, grow with the table (docs/model.md).
+  for (std::uint32_t ws : {kLargestWs / 4, kLargestWs / 2}) {
+    cases.push_back(constant_case<constant_path::kConstant>(env, 1, ws, true));
+  }
   return cases;
 }
 

@@ -4,8 +4,9 @@
 // memory lives in L1 and L2; no flush). Bytes: global 4 read + 4 written per thread, plus the
 // array's words written and read (local_bytes); the spill pair counts the global words only.
 // Counters: registers_per_thread, local_bytes_per_thread (the compiler's local frame),
-// resident_blocks_per_sm, local_bytes. Names: local/array/index:I/size:S,
-// local/spill/live:64/regs:R.
+// resident_blocks_per_sm, local_bytes; the model's model_warp_instructions and
+// model_local_store_lines, their loop's trips counted. Names: local/array/index:I/size:S,
+// local/spill/live:64/regs:R; the calibration's model/local/spill/live:64/regs:32/rounds:8.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,10 +33,11 @@ measurements kernel_counters(Kernel* kernel) {
           {"resident_blocks_per_sm", resident_blocks(kernel, kLocalBlock, 0)}};
 }
 
-/// Input filled, output poisoned, out checked against `expected`, hot, default flavor only.
+/// Input filled, output poisoned, out checked against `expected`, hot, default flavor only;
+/// the kernel's loop (its SASS's) runs `loop_trips` times.
 template <class Words, class Kernel, class... Args>
 bench_case local_case(std::string name, std::size_t n, Kernel* kernel, const Words& expected,
-                      Args... args) {
+                      int loop_trips, Args... args) {
   const unsigned grid = static_cast<unsigned>(n / kLocalBlock);
   bench_case c;
   c.name = std::move(name);
@@ -44,6 +46,8 @@ bench_case local_case(std::string name, std::size_t n, Kernel* kernel, const Wor
     kernel<<<grid, kLocalBlock, 0, e.stream()>>>(e.in().data<const std::uint32_t>(),
                                                  e.out().data<std::uint32_t>(), n, args...);
   };
+  c.kernel = kernel_id(kernel);
+  c.loop_trips = loop_trips;
   c.verify = [=](environment& e) { return verify_words(e, e.out(), expected, "out"); };
   const measurements counters = kernel_counters(kernel);
   c.measured = [counters](environment&) { return counters; };
@@ -59,7 +63,9 @@ bench_case array_case(environment& env) {
   const local_walk walk{Index, Size, 0};
   bench_case c = local_case(bench_name("local", "array", {{"index", name(Index)}, {"size", Size}}),
                             n, built_once::local_array<Index, Size>,
-                            local_array_words{kInputPattern, walk, n}, walk);
+                            local_array_words{kInputPattern, walk, n},
+                            Index == local_index::kStatic ? 1 : kLocalReads / kLocalReadUnroll,
+                            walk);
   const double local_bytes = 4.0 * n * (Size + kLocalReads);
   c.bytes_read += 4.0 * n * kLocalReads;
   c.bytes_written += 4.0 * n * Size;
@@ -71,13 +77,19 @@ bench_case array_case(environment& env) {
   return c;
 }
 
+/// local/spill/live:64/regs:R, or for the model's calibration
+/// model/local/spill/live:64/regs:R/rounds:K (K rounds where the family runs kSpillRounds).
 template <unsigned MaxRegisters>
-bench_case spill_case(environment& env) {
+bench_case spill_case(environment& env, unsigned rounds = kSpillRounds) {
   const std::size_t n = four_waves_of_threads(env, kLocalBlock);
   const long long regs = MaxRegisters;
-  return local_case(bench_name("local", "spill", {{"live", kSpillLive}, {"regs", regs}}), n,
-                    built_once::local_spill<MaxRegisters>,
-                    spill_words{kInputPattern, kSpillRounds, n}, kSpillRounds);
+  std::vector<name_param> params{{"live", kSpillLive}, {"regs", regs}};
+  if (rounds != kSpillRounds) params.emplace_back("rounds", rounds);
+  const bool calibration = rounds != kSpillRounds;
+  return local_case(calibration ? bench_name("model", "local/spill", params)
+                                : bench_name("local", "spill", params),
+                    n, built_once::local_spill<MaxRegisters>, spill_words{kInputPattern, rounds, n},
+                    int(rounds), rounds);
 }
 
 template <unsigned Size>
@@ -88,6 +100,15 @@ void add_arrays(environment& env, std::vector<bench_case>& cases) {
 }
 
 }  // namespace
+
+std::vector<bench_case> local_calibration_cases(environment& env) {
+  // The spilling kernel at half the family's rounds: the rate at which the L2 takes a warp's
+  // local stores (each a 128-B line), for the family's arrays and spills (docs/model.md).
+  if (four_waves_of_threads(env, kLocalBlock) == 0) return {};
+  std::vector<bench_case> cases;
+  cases.push_back(spill_case<kSpillRegisters>(env, kSpillRounds / 2));
+  return cases;
+}
 
 std::vector<bench_case> local_cases(environment& env, sweep s) {
   std::vector<bench_case> cases;

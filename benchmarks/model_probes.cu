@@ -9,7 +9,9 @@
 //   1.25, 10 and 20 MiB: the L1's rate to the SMs and the L2's by set size;
 // - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
 //   the constant cache's cost per warp load and per distinct word; and
-//   model/constant/distinct:1/ws:512/path:global, the same loop's loads through the L1;
+//   model/constant/distinct:1/ws:512/path:global, the same loop's loads through the L1; and
+//   model/constant/distinct:1/ws:16384|32768/path:constant, tables past the SM's constant
+//   cache: the loads it sends on to the GPC's, by the table's size;
 // - model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4 (benchmarks/bulk.cu, sm_90 on): a bulk
 //   read whose block turns each chunk around in turn: that turnaround's time; and
 //   model/bulk/write/bytes:2048|8192/stages:8/bpsm:1, bulk writes whose warp fills each chunk
@@ -59,7 +61,9 @@
 //   adds to a block's round;
 // - model/managed/read/prefetch:gpu|advice:read_mostly|pages:host/bytes:B (benchmarks/
 //   managed.cu): each migration of managed pages at half and twice the family's size (32 and
-//   128 MiB in a default run): its fixed part and its part per byte.
+//   128 MiB in a default run): its fixed part and its part per byte;
+// - model/local/spill/live:64/regs:32/rounds:8 (benchmarks/local.cu): the spilling kernel at
+//   half the family's rounds: the rate at which the L2 takes a warp's local stores.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -75,7 +79,8 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       instruction_calibration_cases, offset_calibration_cases,
                       mix_calibration_cases, copy_depth_calibration_cases,
                       inflight_calibration_cases, matrix_calibration_cases,
-                      transpose_calibration_cases, managed_calibration_cases}) {
+                      transpose_calibration_cases, managed_calibration_cases,
+                      local_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

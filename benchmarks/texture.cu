@@ -169,12 +169,13 @@ bench_case read_case(environment& env, const std::string& walk_name, const Walk&
   };
   if (is_texture(Path)) c.release = [res](environment&) { res->reset(); };
   c.bytes_read = c.bytes_written = 4.0 * n;
+  c.kernel = kernel_id(texture_read<Walk, Path>);
   // Plain and __ldg loads follow the walk's index map; texture fetches go through the texture
-  // pipeline (and a CUDA array is block-linear): no model for them.
+  // pipeline (and a CUDA array is block-linear): no traffic model for them (the prediction
+  // model counts the array's layout itself, scripts/gmbtools/analysis/model_texture.py).
   if (!is_texture(Path)) {
     c.model = predict_traffic(walk, n, 4, access_kind::kLoad, kModelWarps) +
               predict_traffic(offset_map{0}, n, 4, access_kind::kStore);
-    c.kernel = kernel_id(texture_read<Walk, Path>);
   }
   c.launches_per_iteration = launches_for(env, m);
   c.every_flavor = false;

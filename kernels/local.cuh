@@ -36,6 +36,9 @@ constexpr const char* name(local_index i) {
 
 inline constexpr unsigned kLocalBlock = 256;
 inline constexpr unsigned kLocalReads = 64;  // indexed reads per thread
+/// The run-time indexed reads' unrolling: their loop runs kLocalReads / kLocalReadUnroll times
+/// (bench_case::loop_trips, for the executed instructions).
+inline constexpr unsigned kLocalReadUnroll = 16;
 inline constexpr unsigned kSpillLive = 64;   // values the spill kernel keeps live
 /// Registers the spilling kernel may use: half of kSpillLive. The other kernel may use every
 /// register a thread can have (255).
@@ -143,7 +146,7 @@ __global__ void __launch_bounds__(kLocalBlock)
     for (unsigned r = 0; r < kLocalReads; ++r) x = fold_word(x, a[(r * 5u) & (Size - 1)]);
   } else {
     const local_walk known{Index, Size, walk.salt};  // index kind and size: compile-time
-#pragma unroll 16
+#pragma unroll kLocalReadUnroll
     for (unsigned r = 0; r < kLocalReads; ++r) x = fold_word(x, a[known.at(t, r)]);
   }
   out[t] = x;

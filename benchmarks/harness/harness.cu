@@ -123,8 +123,8 @@ bool environment::hold(const std::string& name, const std::function<void(environ
   return released || static_cast<bool>(release);
 }
 
-int environment::warp_instructions(const void* kernel) {
-  if (kernel == nullptr) return 0;
+sass_path environment::kernel_path(const void* kernel) {
+  if (kernel == nullptr) return {};
   if (!sass_paths_) {
     sass_paths_.emplace();  // no counter, never a failed run, where the listing cannot be read
     std::error_code error;
@@ -139,10 +139,10 @@ int environment::warp_instructions(const void* kernel) {
   const char* name = nullptr;
   if (cudaFuncGetName(&name, kernel) != cudaSuccess || name == nullptr) {
     cudaGetLastError();  // leave no sticky error for the case's own checks
-    return 0;
+    return {};
   }
   const auto found = sass_paths_->find(name);
-  return found == sass_paths_->end() ? 0 : found->second;
+  return found == sass_paths_->end() ? sass_path{} : found->second;
 }
 
 bool environment::release_held() {
@@ -177,8 +177,12 @@ void set_counters(benchmark::State& state, environment& env, const bench_case& c
     state.counters["model_dram_bytes"] = c.model->dram_bytes;
     state.counters["model_efficiency"] = c.model->efficiency();
   }
-  if (const int instructions = env.warp_instructions(c.kernel); instructions > 0) {
+  const sass_path path = env.kernel_path(c.kernel);
+  if (const int instructions = path.executed(c.loop_trips); instructions > 0) {
     state.counters["model_warp_instructions"] = instructions;
+  }
+  if (const int lines = path.local_store_lines(c.loop_trips); lines > 0) {
+    state.counters["model_local_store_lines"] = lines;
   }
 }
 

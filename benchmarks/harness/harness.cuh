@@ -25,6 +25,7 @@
 #include "gmb/health_monitor.hpp"
 #include "gmb/l2_flush.cuh"
 #include "gmb/pattern.cuh"
+#include "gmb/sass_paths.hpp"
 #include "gmb/traffic_model.hpp"
 
 namespace gmb {
@@ -65,9 +66,9 @@ class environment {
   void reset_counter();
   unsigned long long read_counter();
 
-  /// Warp instructions on `kernel`'s straight path (gmb/sass_paths.hpp), 0 where the build
+  /// `kernel`'s straight path (gmb/sass_paths.hpp), empty (0 instructions) where the build
   /// wrote no SASS listing beside the binary or the listing lacks the kernel.
-  int warp_instructions(const void* kernel);
+  sass_path kernel_path(const void* kernel);
 
   /// Progress and one-line messages on stderr.
   gmb::console& console() { return console_; }
@@ -120,7 +121,7 @@ class environment {
   std::string held_name_;
   std::function<void(environment&)> held_release_;
   std::string last_verified_;
-  std::optional<std::map<std::string, int>> sass_paths_;  // read on first use
+  std::optional<std::map<std::string, sass_path>> sass_paths_;  // read on first use
   double quiet_probe_seconds_ = 0;
   double probe_seconds();
 };
@@ -131,6 +132,7 @@ struct bench_case {
   std::function<void(environment&)> prepare;        // fill inputs, poison outputs (untimed)
   std::function<void(environment&)> launch;         // the timed work, on env.stream()
   const void* kernel = nullptr;  // the kernel `launch` runs, for model_warp_instructions
+  int loop_trips = 1;            // times its SASS loop runs (gmb/sass_paths.hpp): one pass
   std::function<std::string(environment&)> verify;  // "" when every output is right
   double bytes_read = 0;                            // logical bytes per launch
   double bytes_written = 0;

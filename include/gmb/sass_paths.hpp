@@ -7,8 +7,12 @@
 // threads with no element (before the store) is not the path, and a read's check exits where
 // it found no wrong word. For a kernel whose threads make one pass (a block per
 // tile) and whose loads are not in a loop, that is what each warp issues: Nsight Compute's
-// smsp__inst_executed per warp agrees (docs/model.md). The counter model_warp_instructions
-// carries it (docs/design.md).
+// smsp__inst_executed per warp agrees (docs/model.md). The path holds its loop (the last
+// backward branch on it and the instructions from its target) once; a kernel whose loop runs
+// T times issues the path plus T - 1 more bodies (`sass_path::executed`), and its local
+// stores likewise (STL: one 128-B line of a warp per 4-B word of a lane, the lanes' words
+// interleaved). The counters model_warp_instructions and model_local_store_lines carry them
+// (docs/design.md).
 #include <cctype>
 #include <fstream>
 #include <istream>
@@ -20,17 +24,32 @@
 
 namespace gmb {
 
+/// One kernel's straight path as its SASS has it.
+struct sass_path {
+  int instructions = 0;       // on the path, its loop's body once
+  int loop = 0;               // the body of the path's last loop (0: none)
+  int local_stores = 0;       // STL on the path, in 4-B words per lane (STL.64: 2, .128: 4)
+  int loop_local_stores = 0;  // ... of them in the loop's body
+  /// Warp instructions (local store lines) of a warp whose loop runs `trips` times.
+  int executed(int trips) const { return instructions + (trips > 1 ? trips - 1 : 0) * loop; }
+  int local_store_lines(int trips) const {
+    return local_stores + (trips > 1 ? trips - 1 : 0) * loop_local_stores;
+  }
+};
+
 /// Per mangled kernel name, the straight path's instructions in the listing's code for
 /// `sm_<sm>` (90 for compute capability 9.0; `sm_90a` too), else for the newest architecture of
 /// the same major version below it, the code the driver runs there (docs/gpus.md); none where
 /// the listing has neither.
-inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
+inline std::map<std::string, sass_path> sass_paths(std::istream& listing, int sm) {
   struct op {
     std::string name;
     bool predicated;
+    long address;  // the listing's, in bytes
+    long target;   // a branch's (BRA 0xd0), else -1
   };
-  std::map<int, std::map<std::string, int>> by_arch;  // architecture (90) -> kernel -> count
-  std::map<std::string, int>* paths = nullptr;
+  std::map<int, std::map<std::string, sass_path>> by_arch;  // architecture (90) -> kernel -> path
+  std::map<std::string, sass_path>* paths = nullptr;
   auto starts = [](const std::string& s, const char* p) { return s.rfind(p, 0) == 0; };
   auto is = [&](const std::string& s, const char* base) {
     return s == base || starts(s, (std::string(base) + ".").c_str());
@@ -39,7 +58,7 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
   // One kernel's instructions in order: the straight path's length, or nothing without an EXIT.
   // The path runs to the first EXIT after the last load or store before the first unpredicated
   // EXIT: an unrolled copy's early exits (an element past the end) come before its last store.
-  auto path_of = [&](const std::vector<op>& ops) -> std::optional<int> {
+  auto end_of = [&](const std::vector<op>& ops) -> std::optional<std::size_t> {
     std::size_t end = ops.size();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].name == "EXIT" && !ops[i].predicated) {
@@ -54,9 +73,31 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
       if (access(ops[i])) from = i, any = true;
     }
     for (std::size_t i = any ? from : end; i <= end; ++i) {
-      if (ops[i].name == "EXIT") return static_cast<int>(i + 1);
+      if (ops[i].name == "EXIT") return i + 1;
     }
     return std::nullopt;
+  };
+  auto local_words = [&](const op& o) {  // STL's 4-B words per lane
+    if (!is(o.name, "STL")) return 0;
+    if (o.name.find(".128") != std::string::npos) return 4;
+    return o.name.find(".64") != std::string::npos ? 2 : 1;
+  };
+  auto path_of = [&](const std::vector<op>& ops) -> std::optional<sass_path> {
+    const auto end = end_of(ops);
+    if (!end) return std::nullopt;
+    sass_path path;
+    path.instructions = static_cast<int>(*end);
+    std::size_t loop_from = *end, loop_to = *end;  // the last backward branch's body
+    for (std::size_t i = 0; i < *end; ++i) {
+      path.local_stores += local_words(ops[i]);
+      if (ops[i].target < 0 || ops[i].target >= ops[i].address) continue;
+      std::size_t first = i;
+      while (first > 0 && ops[first - 1].address >= ops[i].target) --first;
+      loop_from = first, loop_to = i + 1;
+    }
+    path.loop = static_cast<int>(loop_to - loop_from);
+    for (std::size_t i = loop_from; i < loop_to; ++i) path.loop_local_stores += local_words(ops[i]);
+    return path;
   };
   std::string kernel, line;
   std::vector<op> ops;
@@ -96,13 +137,18 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
       continue;
     }
     std::istringstream words(line.substr(close + 2));
-    op o{"", false};
+    op o{"", false, std::stol(line.substr(open + 2, close - open - 2), nullptr, 16), -1};
     words >> o.name;
     if (!o.name.empty() && o.name[0] == '@') {
       o.predicated = true;
       words >> o.name;
     }
     if (o.name.empty() || starts(o.name, "NOP")) continue;
+    if (is(o.name, "BRA")) {  // "BRA 0xd0 ;", "BRA 0x1d0;"
+      std::string to;
+      words >> to;
+      if (starts(to, "0x")) o.target = std::stol(to.substr(2), nullptr, 16);
+    }
     ops.push_back(o);
   }
   finish();
@@ -115,7 +161,7 @@ inline std::map<std::string, int> sass_paths(std::istream& listing, int sm) {
 
 /// The table of the binary at `executable` (`<executable>.sass`), empty where the build wrote
 /// none (no cuobjdump).
-inline std::map<std::string, int> sass_paths_beside(const std::string& executable, int sm) {
+inline std::map<std::string, sass_path> sass_paths_beside(const std::string& executable, int sm) {
   std::ifstream listing(executable + ".sass");
   if (!listing) return {};
   return sass_paths(listing, sm);

@@ -241,7 +241,17 @@ def test_hot_reads_run_at_the_level_that_holds_them_and_constant_loads_serialize
     per_word = (1 / 500 - 1 / 15000) / 31
     assert constant(4) == pytest.approx(1 / (1 / 15000 + 3 * per_word))
     assert constant(32) == pytest.approx(500.0)
-    assert constant(1, ws=65536) is None  # past the first level: not modelled
+    assert constant(1, ws=65536) is None  # past the first level: no probes there
+
+    # past the SM's constant cache: ns per byte linear in 1 / ws through the 16- and 32-KiB
+    # probes (a cache keeping a fixed part C of the table sends 1 - C / ws of its loads on)
+    probes.constant_sets.update({16384.0: 2000.0, 32768.0: 1300.0})
+    slope = (1 / 1300 - 1 / 2000) / (1 / 32768 - 1 / 16384)
+    assert constant(1, ws=65536) == pytest.approx(1 / (1 / 2000 + slope * (1 / 65536 - 1 / 16384)))
+    assert 1000 < constant(1, ws=65536) < 1300  # slower than the larger probe, not by half
+    assert constant(1, ws=16384) == pytest.approx(2000.0)
+    assert constant(1, ws=8192) is None  # below the probes: the first level's edge
+    assert constant(32, ws=65536) is None  # one word per load only
 
 
 def test_without_the_inflight_family_an_empty_blocks_slot_is_the_calibrations():
@@ -318,7 +328,9 @@ def test_the_texture_familys_plain_row_write_is_the_coalesced_writes_kernel():
         "model_ld_sectors_per_req": 4.0}))
     p = params(block_rate=1.66, block_slot_ns=193.0)
     assert model_bounds.bounds(p, plain) == pytest.approx(model_bounds.bounds(p, write))
-    assert model_shapes.shape_of(row("texture/write/rows/path:surface", "surface")) is None
+    # the surface write by rows writes whole rows of the array: the same blocks and bytes
+    surface = model_shapes.shape_of(row("texture/write/rows/path:surface", "surface"))
+    assert model_bounds.bounds(p, surface) == pytest.approx(model_bounds.bounds(p, write))
 
 
 def test_a_requests_lines_follow_its_run_stride_and_offset():

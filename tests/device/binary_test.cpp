@@ -71,6 +71,42 @@ TEST(BinaryOnGpu, DeviceOutOfRangeIsRefused) {
   expect_one_line_error("--device=999", "--device=999: this machine has");
 }
 
+TEST(BinaryOnGpu, LocalKernelsCountTheirLoopsAndTheirLocalStores) {
+  GMB_REQUIRE_GPU();
+  if (std::string(GMB_CUOBJDUMP).empty()) GTEST_SKIP() << "no SASS listing (no cuobjdump)";
+  const std::string out = ::testing::TempDir() + "gmb_local.json";
+  const result r = run(std::string(GMB_BINARY_DEFAULT) +
+                       " --gmb_bytes=8M --benchmark_min_time=0.01 --benchmark_repetitions=1"
+                       " --benchmark_filter='^(model/)?local/(array/index:(static|uniform)/size:32|"
+                       "spill)' --benchmark_out_format=json --benchmark_out=" + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& b : json.at("benchmarks")) {
+    const std::string name = b.at("name");
+    by_name[name.substr(0, name.find("/manual_time"))] = b;
+  }
+  auto counter = [&](const std::string& name, const char* key) {
+    const auto found = by_name.find(name);
+    return found == by_name.end() ? -1.0 : found->second.value(key, 0.0);
+  };
+  const char* spill = "local/spill/live:64/regs:32";
+  const char* probe = "model/local/spill/live:64/regs:32/rounds:8";
+  // the spill's loop runs 16 rounds, the probe's 8: the same path and body, eight bodies more
+  const double body = (counter(spill, "model_warp_instructions") -
+                       counter(probe, "model_warp_instructions")) / 8;
+  EXPECT_GT(body, 64) << "a round updates 64 values";
+  EXPECT_GT(counter(probe, "model_local_store_lines"), 0.0);  // it spills in every round
+  EXPECT_GT(counter(spill, "model_local_store_lines"), counter(probe, "model_local_store_lines"));
+  // every register it wants: nothing spilled; an array indexed at run time is stored whole
+  EXPECT_EQ(counter("local/spill/live:64/regs:255", "model_local_store_lines"), 0.0);
+  EXPECT_GT(counter("local/spill/live:64/regs:255", "model_warp_instructions"), 16 * 64);
+  EXPECT_GE(counter("local/array/index:uniform/size:32", "model_local_store_lines"), 32.0);
+  EXPECT_EQ(counter("local/array/index:static/size:32", "model_local_store_lines"), 0.0);
+  EXPECT_GT(counter("local/array/index:static/size:32", "model_warp_instructions"), 64.0);
+}
+
 class FlavorSmoke : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FlavorSmoke, TinyFilteredRunWritesCompleteJson) {

@@ -1,4 +1,5 @@
-// The straight-path instruction counts of gmb/sass_paths.hpp from a cuobjdump listing.
+// The straight-path instruction counts, loops and local stores of gmb/sass_paths.hpp from a
+// cuobjdump listing.
 #include "gmb/sass_paths.hpp"
 
 #include <gtest/gtest.h>
@@ -64,32 +65,61 @@ TEST(SassPaths, CountsToTheFirstExitPastTheLoadAndTheStoreWithoutNops) {
   const auto paths = gmb::sass_paths(listing, 90);
   ASSERT_EQ(paths.size(), 4u);
   // an unrolled copy: not the early exit before its second store (a 5-digit address too)
-  EXPECT_EQ(paths.at("_Z6copy2xPKfPf"), 6);
+  EXPECT_EQ(paths.at("_Z6copy2xPKfPf").instructions, 6);
   // not the early exits before the load and before the store: LDC S2UR @P0-EXIT LDG
   // @P0-EXIT STG BRA EXIT
-  EXPECT_EQ(paths.at("_Z4copyPKfPf"), 8);
+  EXPECT_EQ(paths.at("_Z4copyPKfPf").instructions, 8);
+  EXPECT_EQ(paths.at("_Z4copyPKfPf").loop, 4);  // LDG @P0-EXIT STG BRA, from 0xd0
   // a read's check: the predicated exit after its load, not the report of a wrong word
-  EXPECT_EQ(paths.at("_Z4readPKfPy"), 5);
-  EXPECT_EQ(paths.at("_Z5emptyv"), 1);  // no load: the first unpredicated exit
+  EXPECT_EQ(paths.at("_Z4readPKfPy").instructions, 5);
+  EXPECT_EQ(paths.at("_Z5emptyv").instructions, 1);  // no load: the first unpredicated exit
+}
+
+TEST(SassPaths, ALoopRunsItsBodyOncePerTripAndItsLocalStoresWithIt) {
+  // a spilling loop: two stores before it (one of 8 B a lane), a backward branch to 0x40 over
+  // a body of four instructions (a NOP aside) with one store; a forward branch does not count
+  std::istringstream listing(
+      "\tcode for sm_90\n\t\tFunction : _Z5spillv\n"
+      "        /*0000*/                   LDG.E R3, desc[UR6][R2.64] ;\n"
+      "        /*0010*/                   STL [R1], R3 ;\n"
+      "        /*0020*/                   STL.64 [R1+0x8], R4 ;\n"
+      "        /*0030*/               @P1 BRA 0x90 ;\n"
+      "        /*0040*/                   LDL R5, [R1] ;\n"
+      "        /*0050*/                   NOP ;\n"
+      "        /*0060*/                   IMAD R5, R5, 0x3, R3 ;\n"
+      "        /*0070*/                   STL [R1], R5 ;\n"
+      "        /*0080*/              @!P0 BRA 0x40 ;\n"
+      "        /*0090*/                   STG.E desc[UR6][R6.64], R5 ;\n"
+      "        /*00a0*/                   EXIT ;\n"
+      "        /*00b0*/                   BRA 0xb0;\n");
+  const gmb::sass_path path = gmb::sass_paths(listing, 90).at("_Z5spillv");
+  EXPECT_EQ(path.instructions, 10);
+  EXPECT_EQ(path.loop, 4);
+  EXPECT_EQ(path.local_stores, 4);
+  EXPECT_EQ(path.loop_local_stores, 1);
+  EXPECT_EQ(path.executed(16), 10 + 15 * 4);
+  EXPECT_EQ(path.executed(1), 10);
+  EXPECT_EQ(path.local_store_lines(16), 4 + 15);
+  EXPECT_EQ(gmb::sass_path{}.executed(4), 0);  // a kernel the listing lacks
 }
 
 TEST(SassPaths, ReadsTheCodeTheRunningGpuRuns) {
   std::istringstream listing(kListing);
-  EXPECT_EQ(gmb::sass_paths(listing, 80).at("_Z4copyPKfPf"), 2);
+  EXPECT_EQ(gmb::sass_paths(listing, 80).at("_Z4copyPKfPf").instructions, 2);
   std::istringstream newer(kListing);  // an 8.6 GPU runs the 8.0 code, a 10.0 GPU neither
-  EXPECT_EQ(gmb::sass_paths(newer, 86).at("_Z4copyPKfPf"), 2);
+  EXPECT_EQ(gmb::sass_paths(newer, 86).at("_Z4copyPKfPf").instructions, 2);
   std::istringstream again(kListing);
   EXPECT_TRUE(gmb::sass_paths(again, 100).empty());
   std::istringstream suffixed("\tcode for sm_90a\n\t\tFunction : _Z1kv\n"
                               "        /*0000*/                   EXIT ;\n");
-  EXPECT_EQ(gmb::sass_paths(suffixed, 90).at("_Z1kv"), 1);
+  EXPECT_EQ(gmb::sass_paths(suffixed, 90).at("_Z1kv").instructions, 1);
 }
 
 TEST(SassPaths, ShortOrOddCommentLinesAreNotInstructions) {
   std::istringstream listing(
       "\tcode for sm_90\n\t\tFunction : _Z1kv\n/*\n/* 12 */\n/*zz*/ EXIT ;\n"
       "        /*0000*/                   EXIT ;\n");
-  EXPECT_EQ(gmb::sass_paths(listing, 90).at("_Z1kv"), 1);
+  EXPECT_EQ(gmb::sass_paths(listing, 90).at("_Z1kv").instructions, 1);
 }
 
 TEST(SassPaths, AMissingListingIsAnEmptyTable) {

@@ -27,7 +27,7 @@ from gmbtools.errors import GmbError
 
 MODEL_COUNTERS = ("model_sectors_per_req", "model_ld_sectors_per_req",
                   "model_st_sectors_per_req", "model_dram_bytes", "model_efficiency",
-                  "model_warp_instructions")
+                  "model_warp_instructions", "model_local_store_lines")
 # Counters families write beside the bandwidth: what the latency and inflight families measure
 # themselves, and a ladder step's position (`rung`: transpose/, reduce/).
 MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",

@@ -22,7 +22,12 @@ its first level) predicted from the calibration probes of the `model/` family (`
   (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count;
   the same loop's hot loads through the L1 (`path:global`, `path:ldg`) take one pass per warp
   load of a line: the calibration's loop through the L1 (`model/constant/distinct:1/ws:512/
-  path:global`), else the fixed part.
+  path:global`), else the fixed part;
+- a table past the SM's constant cache (a few KiB) sends a share of its warp loads on to the
+  GPC's constant cache, whose request rate then bounds them: the share grows with the table,
+  as a cache that keeps a fixed part of it would, 1 - C / ws, so a load's time is linear in
+  1 / ws; the calibration's tables of 16 and 32 KiB (`model/constant/distinct:1/ws:16384|32768/
+  path:constant`) give the line, the whole 64-KiB bank is read off it (one word per load).
 """
 
 import math
@@ -55,6 +60,7 @@ class OnChipProbes:
     l2_sets: dict = field(default_factory=dict)  # set bytes -> GB/s of each L2 probe
     past_l2: tuple | None = None  # (set bytes, GB/s) of the probe past the L2
     constant_gbs: dict = field(default_factory=dict)  # distinct words (or "global") -> GB/s
+    constant_sets: dict = field(default_factory=dict)  # tables past the first level -> GB/s
     names: dict = field(default_factory=dict)
 
 
@@ -76,6 +82,11 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
         elif row["variant"] == "constant" and "distinct" in row.index:
             # the constant cache's by distinct words; the same loop's through the L1: "global"
             through_l1 = str(row.get("path")) == "global"
+            ws = float(pd.to_numeric(row.get("ws"), errors="coerce"))
+            if ws > CONSTANT_WS and not through_l1:  # a table past the first level
+                probes.constant_sets[ws] = float(row["gbs"])
+                probes.names[f"constant/ws:{int(ws)}"] = str(row["name"])
+                continue
             key = "global" if through_l1 else int(pd.to_numeric(row["distinct"]))
             probes.constant_gbs[key] = float(row["gbs"])
             probes.names[f"constant/{key}"] = str(row["name"])
@@ -177,6 +188,8 @@ def constant_load(probes: OnChipProbes | None, row) -> float | None:
     ws = pd.to_numeric(row.get("ws"), errors="coerce")
     distinct = pd.to_numeric(row.get("distinct"), errors="coerce")
     one, most = probes.constant_gbs.get(1), probes.constant_gbs.get(32)
+    if ws > CONSTANT_WS and distinct == 1 and str(row.get("path")) == "constant":
+        return past_first_level(probes.constant_sets, float(ws))
     if ws != CONSTANT_WS or pd.isna(distinct) or not (one and most):
         return None
     if str(row.get("path")) in ("global", "ldg"):  # the L1 probe's, else the fixed part
@@ -185,6 +198,20 @@ def constant_load(probes: OnChipProbes | None, row) -> float | None:
         return None
     per_word = (1 / most - 1 / one) / 31  # ns per byte, per further distinct word
     return 1 / (1 / one + (float(distinct) - 1) * per_word)
+
+
+def past_first_level(sets: dict, ws: float) -> float | None:
+    """GB/s of one-word constant loads from a table of `ws` bytes past the SM's constant
+    cache: ns per byte linear in 1 / ws through the two probes nearest it (the largest two
+    beyond them); None below the smallest probe (the first level's edge is not measured) or
+    with fewer than two."""
+    if len(sets) < 2 or ws < min(sets):
+        return None
+    nearest = sorted(sorted(sets, key=lambda w: abs(math.log2(w / ws)))[:2])
+    (w0, g0), (w1, g1) = ((w, sets[w]) for w in nearest)
+    slope = (1 / g1 - 1 / g0) / (1 / w1 - 1 / w0)
+    ns_per_byte = 1 / g0 + slope * (1 / ws - 1 / w0)
+    return 1 / ns_per_byte if ns_per_byte > 0 else None
 
 
 def l2_read(rows: pd.DataFrame, l2_bytes: float | None) -> tuple[str, float] | None:

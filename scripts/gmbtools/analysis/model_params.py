@@ -47,8 +47,8 @@ import numpy as np
 import pandas as pd
 
 from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
-                               model_managed, model_mix, model_onchip, model_pages, model_rounds,
-                               model_stores, model_streams, model_tiles, model_trees)
+                               model_local, model_managed, model_mix, model_onchip, model_pages,
+                               model_rounds, model_stores, model_streams, model_tiles, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -131,6 +131,7 @@ class Params:
     tiles: model_tiles.TileProbes | None = None  # the tiled transposes' probes (model_tiles)
     migrations: dict | None = None  # managed pages' migrations: a line each (model_managed)
     sm_clock_ghz: float | None = None  # the SM clock the chases measured
+    local_lines_per_ns: float | None = None  # a warp's local stores the L2 takes (model_local)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -234,6 +235,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("trees", model_trees.tree_rounds(ok, p.sms) or None, SOURCES["trees"])
     take("tiles", model_tiles.probes_from(value, p.sms, p.threads_per_sm), model_tiles.PROBE + "*")
     take("migrations", model_managed.lines_from(ok), model_managed.PROBES + "*")
+    take("local_lines_per_ns", model_local.store_rate_from(ok), model_local.PROBE)
     clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
     if clock:
         take("sm_clock_ghz", clock[1], clock[0])

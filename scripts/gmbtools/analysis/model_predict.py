@@ -10,7 +10,7 @@ model's section of summary.md and report.md counts them apart (docs/model.md).
 import pandas as pd
 
 from gmbtools.analysis import (model_bounds, model_bulk, model_chases, model_launches,
-                               model_links, model_managed, model_onchip, model_params,
+                               model_links, model_local, model_managed, model_onchip, model_params,
                                model_peer, model_shapes)
 
 OUT_COLUMNS = ("model_gbs", "model_bound", "model_link_bytes")
@@ -72,6 +72,8 @@ def predict_row(params: model_params.Params, row,
     if family == "peer":
         gbs = model_peer.peer_gbs(params, row, link_ns)
         return (gbs, model_peer.PEER) if gbs else (None, None)
+    if family == "local":  # its own instructions and local stores (model_local)
+        return model_local.local_gbs(params, row, model_bounds.bounds) or (None, None)
     if model_managed.migrates(row):  # the link's migrations, never device memory's rate
         return model_managed.managed_gbs(params.migrations, row) or (None, None)
     shape = model_shapes.shape_of(row)

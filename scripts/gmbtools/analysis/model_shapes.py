@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from gmbtools.analysis import model_stores, model_tiles
+from gmbtools.analysis import model_stores, model_texture, model_tiles
 from gmbtools.analysis.model_bounds import HALF_LINE, Shape
 from gmbtools.data.naming import element_bytes
 
@@ -20,7 +20,6 @@ COPY_FAMILIES = ("offset", "stride", "aos", "soa", "aos_staged", "warp", "gather
 
 
 TILED_RUNGS = ("copy", "tile_rows8", "tile_tma", "best")
-TEXTURE_WIDTH = 4096  # the texture family's matrix, in f32 elements (kernels/texture.cuh)
 STRUCT_FAMILIES = ("aos", "soa", "aos_staged")
 # Cache operators whose loads do not keep their lines in the L1 (a stencil's neighbours come
 # from the L2, each request for itself), and the requests of the family's patterns
@@ -63,6 +62,8 @@ def shape_of(row) -> Shape | None:
         return _bulk(row)
     if family == "reduce":
         return _reduce(row)
+    if family == "texture" and row.get("path") in model_texture.ARRAY_PATHS:
+        return model_texture.array_shape(row)  # no traffic counters: the array's layout
     if not known:
         return None
     if family == "readonly" and row["variant"] == "gather":
@@ -72,7 +73,7 @@ def shape_of(row) -> Shape | None:
                      efficiency=1.0, ld_sectors_per_req=sectors, store_bytes_per_thread=4.0,
                      lone_loads=True, l1_reuse=row.get("flavor") != "cg")
     if family == "texture":
-        return _texture(row, dram, efficiency, sectors)
+        return model_texture.plain_shape(row, dram, efficiency, sectors)
     if family == "transpose" and row.get("op") in model_tiles.EXCHANGES:  # 32 x 32 threads
         return model_tiles.rung_shape(row, dram, efficiency)
     if family in COPY_FAMILIES:
@@ -228,37 +229,6 @@ def _steps(row, word: float) -> tuple[float | None, float | None]:
         if row.get("op") == "naive_cols":
             return step, None
     return None, None
-
-
-def _texture(row, dram: float, efficiency: float, sectors) -> Shape | None:
-    """The texture family's plain loads (`path:global`) of a 4096-wide f32 matrix
-    (kernels/texture.cuh), one word stored per thread: by columns, lanes a row (16 KiB) apart,
-    the warps of a 32 x 8 block reading the neighbouring columns of the same lines, those of a
-    256 x 1 block going down one column (each lane alone in its line); or a 5-point stencil in
-    row order, its neighbours' loads served by the L1 as `reuse/stencil`'s; and its plain
-    stores in row order, one word per thread on 256-thread blocks: `write/f32/ilp:1/grid:full`'s
-    kernel. The texture and surface paths are not modelled."""
-    if row.get("path") != "global":
-        return None
-    op, walk = (str(row["variant"]).split("/", 1) + [""])[:2]
-    instructions = _counter(row, "model_warp_instructions")
-    if op == "write" and walk == "rows":
-        return Shape(op="write", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
-                     efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=4.0,
-                     instructions=instructions, spread_loads=True)
-    if op != "read":
-        return None
-    if walk == "cols":
-        return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
-                     efficiency=efficiency, ld_sectors_per_req=sectors,
-                     read_step=TEXTURE_WIDTH * 4.0, lone_loads=row.get("block") == "256x1",
-                     lines_per_request=32.0, instructions=instructions)
-    if walk == "stencil":
-        return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
-                     efficiency=efficiency, ld_sectors_per_req=sectors,
-                     store_bytes_per_thread=4.0, lines_per_request=1.0,
-                     instructions=instructions)
-    return None
 
 
 def _word(row) -> float:
