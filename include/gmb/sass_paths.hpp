@@ -9,7 +9,8 @@
 // tile) and whose loads are not in a loop, that is what each warp issues: Nsight Compute's
 // smsp__inst_executed per warp agrees (docs/model.md). The path holds its loop (the last
 // backward branch on it and the instructions from its target) once; a kernel whose loop runs
-// T times issues the path plus T - 1 more bodies (`sass_path::executed`), and its local
+// T times issues the path plus T - 1 more bodies (`sass_path::executed`: for a kernel with one
+// loop on its path; of nested or consecutive loops only the last is counted), and its local
 // stores likewise (STL: one 128-B line of a warp per 4-B word of a lane, the lanes' words
 // interleaved). The counters model_warp_instructions and model_local_store_lines carry them
 // (docs/design.md).

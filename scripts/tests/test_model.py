@@ -28,6 +28,16 @@ H200_PROBES = REPO / "results/nvidia-h200/20261128-103049/default.json.gz"
 FLAT = LoadedCurve(np.array([0.0, 4000.0]), np.array([400.0, 400.0]))
 
 
+def record_family(folder: Path, family: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A committed run's medians, and its ratios of one family's benchmarks by name, each
+    checked to have a prediction."""
+    m = frame.readable_medians(folder, results.load_folder(folder))
+    r = model_check.ratios(m).set_index("name")
+    members = r.loc[r.index.str.startswith(family + "/")]
+    assert members["model_gbs"].notna().all()
+    return m, members
+
+
 def params(**values) -> model_params.Params:
     base = dict(sms=100, cc=9.0, read_gbs=3000.0, write_gbs=3200.0, copy_gbs=2800.0,
                 read_curve=FLAT, copy_curve=FLAT, block_rate=1.6, block_slot_ns=150.0,

@@ -8,10 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from test_model import params
+from test_model import params, record_family
 
-from gmbtools.analysis import frame, model_bounds, model_check, model_local, model_predict
-from gmbtools.data import results
+from gmbtools.analysis import model_bounds, model_local, model_params
 
 RECORD = Path(__file__).resolve().parents[2] / "results/nvidia-h200/20261202-022619"
 
@@ -71,18 +70,14 @@ def test_the_probe_gives_lines_per_ns():
 
 
 def test_the_record_predicts_every_local_benchmark_and_the_whole_constant_bank():
-    m = frame.readable_medians(RECORD, results.load_folder(RECORD))
-    r = model_check.ratios(m).set_index("name")
-    local = r.loc[r.index.str.startswith("local/")]
-    assert len(local) == 6 and local["model_gbs"].notna().all()
+    m, local = record_family(RECORD, "local")
+    assert len(local) == 6
     spill = local.loc["local/spill/live:64/regs:32"]
     assert spill["model_bound"] == model_bounds.L2_STORES and abs(spill["ratio"] - 1) <= 0.05
     assert local.loc["local/spill/live:64/regs:255", "model_bound"] == model_local.ISSUE
-    bank = r.loc["constant/read/distinct:1/ws:65536/path:constant"]
+    bank = record_family(RECORD, "constant")[1].loc["constant/read/distinct:1/ws:65536/path:constant"]
     assert abs(bank["ratio"] - 1) <= 0.05
-    # the same without the local family: its parameters are the calibration's
-    alone = m.loc[m["family"] == "local"].drop(columns=list(model_predict.OUT_COLUMNS))
-    again = model_predict.predictions(pd.concat([m.loc[m["family"] != "local"].drop(
-        columns=list(model_predict.OUT_COLUMNS)), alone]))
-    assert again.loc[alone.index, "model_gbs"].to_numpy() == pytest.approx(
-        m.loc[alone.index, "model_gbs"].to_numpy())
+    # the store rate is the calibration's, the same with the family left out
+    whole, without = model_params.params_from(m), model_params.params_from(m, without="local")
+    assert whole.sources["local_lines_per_ns"] == model_local.PROBE
+    assert without.local_lines_per_ns == pytest.approx(whole.local_lines_per_ns)

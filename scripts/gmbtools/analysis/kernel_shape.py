@@ -31,6 +31,7 @@ class Shape:
     counted: float = 1.0  # the bytes the benchmark counts per byte its lanes ask for (padding)
     rounds: float = 1.0  # rounds of loads a block of a full grid makes, one after another
     lines_per_request: float | None = None  # 128-B lines one warp load touches (the L1's cycles)
+    lines_per_load: float | None = None  # ... its sectors span, where a line holds not 4 of them
     instructions: float | None = None  # a warp's, one pass (model_warp_instructions)
     store_extra: float = 0.0  # extra sectors its stores write per sector filled (model_stores)
     active: float = 1.0  # the share of a block's threads that load (the rest hold slots idle)
@@ -57,7 +58,8 @@ class Shape:
         if self.read_step is not None:
             step = self.read_step
             return loads * (32.0 if not math.isfinite(step) else min(32.0, max(1.0, step / 4)))
-        per_load = max(1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
+        per_load = self.lines_per_load or max(
+            1.0, math.ceil((self.ld_sectors_per_req or 4.0) / 4 - 1e-9))
         if not self.l1_reuse and self.requests:  # each request's lines come from the L2
             return self.requests * per_load
         lines = loads * per_load

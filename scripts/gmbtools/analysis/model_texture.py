@@ -77,4 +77,4 @@ def array_shape(row) -> Shape | None:
     sectors, lines = COLUMN if walk.startswith("cols") else ROW
     return Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=1.0,
                  efficiency=1.0, ld_sectors_per_req=sectors, store_bytes_per_thread=4.0,
-                 lines_per_request=lines, instructions=instructions)
+                 lines_per_request=lines, lines_per_load=lines, instructions=instructions)
