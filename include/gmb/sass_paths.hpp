@@ -15,6 +15,7 @@
 // interleaved). The counters model_warp_instructions and model_local_store_lines carry them
 // (docs/design.md).
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <istream>
 #include <map>
@@ -148,7 +149,9 @@ inline std::map<std::string, sass_path> sass_paths(std::istream& listing, int sm
     if (is(o.name, "BRA")) {  // "BRA 0xd0 ;", "BRA 0x1d0;"
       std::string to;
       words >> to;
-      if (starts(to, "0x")) o.target = std::stol(to.substr(2), nullptr, 16);
+      char* end = nullptr;  // a token that is no address leaves the branch out, never throws
+      const long target = starts(to, "0x") ? std::strtol(to.c_str() + 2, &end, 16) : -1;
+      if (end != nullptr && end != to.c_str() + 2) o.target = target;
     }
     ops.push_back(o);
   }

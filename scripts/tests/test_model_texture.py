@@ -30,7 +30,8 @@ def test_a_column_of_32_texels_touches_16_sectors_in_8_lines_a_row_8_in_4():
     assert model_shapes.shape_of(fetch("stencil", model_warp_instructions=61.0)).instructions == 61.0
     assert model_shapes.shape_of(fetch("rows")) is None  # the full sweep's walks: not modelled
     assert model_shapes.shape_of(fetch("cols/block:32x8", path="tex2d")) is None
-    assert model_texture.array_shape(pd.Series({"variant": "write/rows", "path": "array"})) is None
+    assert model_texture.array_shape(pd.Series({"variant": "write/rows", "path": "array"}),
+                                     None) is None
 
 
 def test_the_record_predicts_every_texture_path():

@@ -91,8 +91,13 @@ TEST(SassPaths, ALoopRunsItsBodyOncePerTripAndItsLocalStoresWithIt) {
       "        /*0080*/              @!P0 BRA 0x40 ;\n"
       "        /*0090*/                   STG.E desc[UR6][R6.64], R5 ;\n"
       "        /*00a0*/                   EXIT ;\n"
-      "        /*00b0*/                   BRA 0xb0;\n");
-  const gmb::sass_path path = gmb::sass_paths(listing, 90).at("_Z5spillv");
+      "        /*00b0*/                   BRA 0xb0;\n"
+      "\t\tFunction : _Z3oddv\n"  // a branch token that is no address: no loop, no throw
+      "        /*0000*/                   STL [R1], R3 ;\n"
+      "        /*0010*/                   BRA 0x;\n"
+      "        /*0020*/                   EXIT ;\n");
+  const auto paths = gmb::sass_paths(listing, 90);
+  const gmb::sass_path path = paths.at("_Z5spillv");
   EXPECT_EQ(path.instructions, 10);
   EXPECT_EQ(path.loop, 4);
   EXPECT_EQ(path.local_stores, 4);
@@ -101,6 +106,9 @@ TEST(SassPaths, ALoopRunsItsBodyOncePerTripAndItsLocalStoresWithIt) {
   EXPECT_EQ(path.executed(1), 10);
   EXPECT_EQ(path.local_store_lines(16), 4 + 15);
   EXPECT_EQ(gmb::sass_path{}.executed(4), 0);  // a kernel the listing lacks
+  EXPECT_EQ(paths.at("_Z3oddv").instructions, 3);
+  EXPECT_EQ(paths.at("_Z3oddv").loop, 0);
+  EXPECT_EQ(paths.at("_Z3oddv").local_stores, 1);
 }
 
 TEST(SassPaths, ReadsTheCodeTheRunningGpuRuns) {

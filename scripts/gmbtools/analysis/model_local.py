@@ -72,9 +72,9 @@ def local_bounds(p, row, copy_bounds: Callable[[object, Shape], dict]) -> dict[s
         found[STORES] = p.local_lines_per_ns / float(lines) * counted
     if row["variant"] == "array" and math.isfinite(instructions) and instructions > 0:
         blocks = pd.to_numeric(row.get("resident_blocks_per_sm"), errors="coerce")
-        threads = p.threads_per_sm * (p.sms or 1) * 4  # four waves, as the family runs
+        # the bounds are rates: one thread's global bytes stand for the total
         shape = Shape(op="copy", load_bytes_per_thread=4.0, grid="full",
-                      dram_bytes=GLOBAL_BYTES * threads, efficiency=1.0, ld_sectors_per_req=4.0,
+                      dram_bytes=GLOBAL_BYTES, efficiency=1.0, ld_sectors_per_req=4.0,
                       word_bytes=4.0, store_bytes_per_thread=4.0,
                       instructions=float(instructions), spread_loads=True,
                       resident_threads=int(blocks) * BLOCK if math.isfinite(blocks) else None)

@@ -63,7 +63,8 @@ def shape_of(row) -> Shape | None:
     if family == "reduce":
         return _reduce(row)
     if family == "texture" and row.get("path") in model_texture.ARRAY_PATHS:
-        return model_texture.array_shape(row)  # no traffic counters: the array's layout
+        # no traffic counters: the array's layout
+        return model_texture.array_shape(row, _counter(row, "model_warp_instructions"))
     if not known:
         return None
     if family == "readonly" and row["variant"] == "gather":
@@ -73,7 +74,8 @@ def shape_of(row) -> Shape | None:
                      efficiency=1.0, ld_sectors_per_req=sectors, store_bytes_per_thread=4.0,
                      lone_loads=True, l1_reuse=row.get("flavor") != "cg")
     if family == "texture":
-        return model_texture.plain_shape(row, dram, efficiency, sectors)
+        return model_texture.plain_shape(row, dram, efficiency, sectors,
+                                         _counter(row, "model_warp_instructions"))
     if family == "transpose" and row.get("op") in model_tiles.EXCHANGES:  # 32 x 32 threads
         return model_tiles.rung_shape(row, dram, efficiency)
     if family in COPY_FAMILIES:

@@ -13,8 +13,6 @@ it: the array's DRAM bytes are the texels' own. A surface write by rows writes w
 the plain write's blocks and bytes (docs/model.md, "The texture paths").
 """
 
-import pandas as pd
-
 from gmbtools.analysis.kernel_shape import Shape
 
 TEXTURE_WIDTH = 4096  # the texture family's matrix, in f32 elements (kernels/texture.cuh)
@@ -24,12 +22,8 @@ COLUMN = (16.0, 8.0)
 ROW = (8.0, 4.0)
 
 
-def _instructions(row) -> float | None:
-    value = pd.to_numeric(row.get("model_warp_instructions"), errors="coerce")
-    return None if pd.isna(value) else float(value)
-
-
-def plain_shape(row, dram: float, efficiency: float, sectors) -> Shape | None:
+def plain_shape(row, dram: float, efficiency: float, sectors,
+                instructions: float | None) -> Shape | None:
     """The texture family's plain loads (`path:global`) of a 4096-wide f32 matrix
     (kernels/texture.cuh), one word stored per thread: by columns, lanes a row (16 KiB) apart,
     the warps of a 32 x 8 block reading the neighbouring columns of the same lines, those of a
@@ -40,7 +34,6 @@ def plain_shape(row, dram: float, efficiency: float, sectors) -> Shape | None:
     if row.get("path") != "global":
         return None
     op, walk = (str(row["variant"]).split("/", 1) + [""])[:2]
-    instructions = _instructions(row)
     if op == "write" and walk == "rows":
         return Shape(op="write", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=4.0,
@@ -60,14 +53,13 @@ def plain_shape(row, dram: float, efficiency: float, sectors) -> Shape | None:
     return None
 
 
-def array_shape(row) -> Shape | None:
+def array_shape(row, instructions: float | None) -> Shape | None:
     """The CUDA array's paths: fetches by columns and the stencil's (row order), one word
     stored per thread, as the plain loads' copy with the array's sectors and lines per
     request; the surface write by rows as the plain write. Every byte fetched is used (by the
     block's warps or the blocks beside them) and the bounds are rates: one DRAM byte per byte
     counted stands for the total."""
     op, walk = (str(row["variant"]).split("/", 1) + [""])[:2]
-    instructions = _instructions(row)
     if op == "write" and walk == "rows" and row.get("path") == "surface":
         return Shape(op="write", load_bytes_per_thread=4.0, grid="full", dram_bytes=1.0,
                      efficiency=1.0, ld_sectors_per_req=4.0, word_bytes=4.0,
