@@ -23,6 +23,7 @@ std::vector<bench_case> latency_cases(environment& env, sweep s);
 // probes, each made by the family whose kernel it runs.
 std::vector<bench_case> model_cases(environment& env, sweep s);
 std::vector<bench_case> chase_calibration_cases(environment& env);
+std::vector<bench_case> l2_partition_calibration_cases(environment& env);
 std::vector<bench_case> working_set_calibration_cases(environment& env);
 std::vector<bench_case> constant_calibration_cases(environment& env);
 std::vector<bench_case> bulk_calibration_cases(environment& env);

@@ -34,6 +34,7 @@
 
 #include "benchmarks/builders/chase_chain.cuh"
 #include "benchmarks/builders/residency.cuh"
+#include "benchmarks/builders/sm_ids.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/loaded_roles.hpp"
 #include "gmb/naming.hpp"
@@ -94,7 +95,7 @@ struct loaded_chain {
 
   /// roles (gmb/loaded_roles.hpp) for K streams, on the device.
   void assign_roles(environment& e, unsigned streams) {
-    if (sm_ids.empty()) sm_ids = present_sm_ids(e);
+    if (sm_ids.empty()) sm_ids = present_sm_ids(e, roles);
     const auto table = loaded_roles(sm_ids, streams, kSmIdSlots);
     GMB_CUDA_CHECK(cudaMemcpyAsync(roles.data<void>(), table.data(),
                                    table.size() * sizeof(unsigned), cudaMemcpyHostToDevice,
@@ -102,26 +103,6 @@ struct loaded_chain {
     GMB_CUDA_CHECK(cudaStreamSynchronize(e.stream()));  // `table` dies here
   }
 
- private:
-  std::vector<unsigned> present_sm_ids(environment& e) {
-    const std::optional<std::size_t> smem = residency_smem(mark_sm, kLoadBlock, 1);
-    if (!smem) throw std::runtime_error("cannot launch one block per SM to find the SM ids");
-    GMB_CUDA_CHECK(cudaMemsetAsync(roles.data<void>(), 0, roles.bytes(), e.stream()));
-    // The word past the table counts the blocks that arrived.
-    mark_sm<<<e.device().sms, kLoadBlock, *smem, e.stream()>>>(roles.data<unsigned>(),
-                                                               roles.data<unsigned>() + kSmIdSlots);
-    GMB_CUDA_CHECK(cudaGetLastError());
-    const auto present = roles.copy_words_to_host(0, kSmIdSlots, e.stream());
-    std::vector<unsigned> ids;
-    for (unsigned id = 0; id < kSmIdSlots; ++id) {
-      if (present[id] != 0) ids.push_back(id);
-    }
-    if (ids.size() != std::size_t(e.device().sms)) {
-      throw std::runtime_error("found " + std::to_string(ids.size()) + " SM ids, expected " +
-                               std::to_string(e.device().sms));
-    }
-    return ids;
-  }
 };
 
 /// latency/loaded/load:read|copy/sms:K, or model/loaded/... (also load:mix) for the model's

@@ -5,6 +5,9 @@
 // chases' sizes too):
 // - model/chase/ws:W/lanes:L: the pointer chase (benchmarks/latency.cu) at 32 KiB, 2 MiB and
 //   1 GiB (the L1, the L2, DRAM), one and 32 lanes: each level's latency and a launch's time;
+// - model/l2_partition/steps:512 (benchmarks/l2_partition.cu): every SM's walk over lines
+//   the lowest SM loaded, and again: the L2's latency from each SM, near and across its
+//   partitions;
 // - model/read/ws:W: hot reads of a working set (benchmarks/working_set.cu) of 40 KiB and
 //   1.25, 10 and 20 MiB: the L1's rate to the SMs and the L2's by set size;
 // - model/constant/distinct:D/ws:512/path:constant (benchmarks/constant.cu), D = 1 and 32:
@@ -73,7 +76,8 @@ namespace gmb {
 
 std::vector<bench_case> model_cases(environment& env, sweep) {
   std::vector<bench_case> cases;
-  for (auto probes : {chase_calibration_cases, working_set_calibration_cases,
+  for (auto probes : {chase_calibration_cases, l2_partition_calibration_cases,
+                      working_set_calibration_cases,
                       constant_calibration_cases, bulk_calibration_cases, reduce_calibration_cases,
                       loaded_calibration_cases, stride_calibration_cases,
                       instruction_calibration_cases, offset_calibration_cases,

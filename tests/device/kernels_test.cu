@@ -69,7 +69,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
   EXPECT_EQ(per_family["cache_op"], 3 * (7 + 3));
   EXPECT_GE(per_family["cache"], 9 + 7);            // 16 KiB .. 4 MiB, and 16 KiB .. 1 MiB small L1
   EXPECT_GE(per_family["latency"], 2 * 5 + 7 + 5);  // 1 and 32 lanes to 256 MiB; 2 x 7 loads
-  // The calibration: chases of L1, L2 and DRAM sets by one and 32 lanes, two constant loads
+  // The calibration: chases of L1, L2 and DRAM sets by one and 32 lanes, the L2 partition
+  // probe's walks from every SM, two constant loads
   // and one through the L1, two of tables past the SM's constant cache, hot reads from the L1 and, where the arrays and half the L2 hold
   // them, of 1.25, 10 and 20 MiB from the L2, and of 1.5 L2s past it; a bulk read, two bulk
   // writes and two bulk copies' latencies (run from sm_90 on); the six reduce rungs' trees alone, 8 and 1 blocks per
@@ -95,7 +96,7 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     loaded += k + 1 < static_cast<unsigned>(env_->device().sms) ? 1 : 0;
   }
   const int calibration =
-      3 * 2 + 3 + 2 + 1 + l2_probes + 5 + 6 * 2 + loaded + 7 * 3 + 4 + 1 + 4 + 3 + 1 + 2 + 3 + 2 +
+      3 * 2 + 1 + 3 + 2 + 1 + l2_probes + 5 + 6 * 2 + loaded + 7 * 3 + 4 + 1 + 4 + 3 + 1 + 2 + 3 + 2 +
       4 + 1 + (managed_support(0) == "yes" ? 3 * 2 : 0);
   EXPECT_GE(per_family["model"], calibration);
   EXPECT_LE(per_family["model"], calibration + 3 * 2);
@@ -125,7 +126,8 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
     EXPECT_EQ(run_untimed(*env_, c, 2, &measured), "");
     // The model family's probes are checked as the family whose kernel each runs.
     std::string family = family_of(c.name);
-    if (starts_with(c.name, "model/chase/") || starts_with(c.name, "model/loaded/")) {
+    if (starts_with(c.name, "model/chase/") || starts_with(c.name, "model/loaded/") ||
+        starts_with(c.name, "model/l2_partition/")) {
       family = "latency";
     }
     if (starts_with(c.name, "model/stride/")) family = "stride";
@@ -261,6 +263,13 @@ TEST_F(Cases, EveryCaseVerifiesAndWritesEveryOutputWord) {
       EXPECT_GT(counters["latency_cycles"], 1.0);
       EXPECT_GT(counters["sm_clock_mhz"], 100.0);
       EXPECT_LT(counters["sm_clock_mhz"], 1.05e-3 * env_->device().max_sm_clock_khz);
+      if (starts_with(c.name, "model/l2_partition/")) {  // every SM walked (verify)
+        EXPECT_LE(counters["l2_near_ns_min"], counters["latency_ns"]);
+        EXPECT_GE(counters["l2_near_ns_max"], counters["latency_ns"]);
+        EXPECT_GT(counters["l2_first_ns"], 0.5 * counters["latency_ns"]);
+        EXPECT_LT(counters["l2_far_side_sms"], env_->device().sms);
+        EXPECT_FALSE(c.every_flavor);
+      }
       continue;
     }
     if (family == "host" || family == "managed" || family == "texture" || family == "constant" ||

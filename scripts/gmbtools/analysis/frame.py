@@ -29,10 +29,13 @@ MODEL_COUNTERS = ("model_sectors_per_req", "model_ld_sectors_per_req",
                   "model_st_sectors_per_req", "model_dram_bytes", "model_efficiency",
                   "model_warp_instructions", "model_local_store_lines")
 # Counters families write beside the bandwidth: what the latency and inflight families measure
-# themselves, and a ladder step's position (`rung`: transpose/, reduce/).
+# themselves, the L2 partition probe's, and a ladder step's position (`rung`: transpose/,
+# reduce/).
 MEASURED_COUNTERS = ("latency_ns", "latency_cycles", "sm_clock_mhz", "load_gbs",
                      "bytes_in_flight_per_sm", "resident_blocks_per_sm", "block_slot_ns",
-                     "blocks_per_us", "rung")
+                     "blocks_per_us", "rung", "l2_near_ns_min", "l2_near_ns_max", "l2_first_ns",
+                     "l2_far_side_sms", "l2_first_far_side_ns", "l2_first_far_side_ns_min",
+                     "l2_first_far_side_ns_max")
 CONTEXT_COLUMNS = ("gpu_name", "gpu_peak_gbs", "gpu_l2_bytes", "gpu_l1_shared_per_sm_bytes",
                    "gpu_sms", "gpu_cc", "gpu_facts", "gpu_peer_link_gbs", "date")
 NAME_COLUMNS = ("name", "family", "variant", "type", "op")  # params follow these

@@ -126,6 +126,47 @@ def _loaded_rate(probes: ChaseProbes, load: str, sms: float) -> float | None:
     return STEPS * ADDRESS_BYTES / ns if ns > 0 else None
 
 
+PARTITION = "model/l2_partition/"  # the L2 partition probe (benchmarks/l2_partition.cu)
+
+
+@dataclass
+class L2Partition:
+    """The L2 from each SM (`model/l2_partition/*`), ns per dependent load: every SM's walk over
+    lines it read itself (near: the median, the least and the most over the SMs), and its first
+    walk over lines the home SM read, the median over the SMs that find them as near as it does
+    and over those that find them farther (`far_sms` of `sms`; None where none does: one L2)."""
+
+    near_ns: float
+    near_min_ns: float
+    near_max_ns: float
+    first_ns: float
+    far_sms: int
+    far_first_ns: float | None = None
+    far_first_min_ns: float | None = None
+    far_first_max_ns: float | None = None
+
+
+def partition_from(rows: pd.DataFrame) -> L2Partition | None:
+    """The L2 partition probe of one file's medians, or None without it."""
+    probe = rows.loc[rows["name"].astype(str).str.startswith(PARTITION)]
+    if probe.empty or "l2_first_ns" not in probe.columns:
+        return None
+    row = probe.iloc[0]
+
+    def number(column: str) -> float | None:
+        v = pd.to_numeric(row.get(column), errors="coerce")
+        return float(v) if pd.notna(v) else None
+
+    near, first, far_sms = number("latency_ns"), number("l2_first_ns"), number("l2_far_side_sms")
+    if not (near and first) or far_sms is None:
+        return None
+    far = number("l2_first_far_side_ns") if far_sms > 0 else None
+    return L2Partition(near, number("l2_near_ns_min") or near, number("l2_near_ns_max") or near,
+                       first, int(far_sms), far,
+                       far and number("l2_first_far_side_ns_min"),
+                       far and number("l2_first_far_side_ns_max"))
+
+
 def sm_clock_ghz(rows: pd.DataFrame, sources: tuple[str, ...]) -> tuple[str, float] | None:
     """(source, GHz): the median SM clock (`sm_clock_mhz`) the chases of the first of `sources`
     (name prefixes) measured, or None."""

@@ -25,6 +25,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `trees` | a reduce rung's tree in shared memory: the SM's trees' rate, one tree's time (`model_trees`) | `model/reduce/f32/<rung>/loads:none/bpsm:{8,1}`: the trees alone, no load |
 | `migrations` | managed pages moved to the GPU by the driver's prefetch, by faults, by faults with read-mostly advice: time against bytes, a line (`model_managed`) | `model/managed/read/{prefetch:gpu,advice:read_mostly,pages:host}/bytes:*`: each at half and twice the family's size |
 | `tiles` | the tiled transposes: DRAM's rate for tiles written to their transposed places, a 32 × 32 block's slot, the padded exchange's time (`model_tiles`) | `model/transpose/f32/{moved/block:{32x8,32x32},exchange/pad:1,stores/block:32x32}` |
+| `l2_partition` | the L2 from each SM: near (lines it read itself), and on a first read of lines the lowest SM read, for the SMs that find them as near and those that find them farther (`model_chases`) | `model/l2_partition/steps:512` |
 | `sm_clock_ghz` | the SM clock, for the L1's lines per cycle | `model/chase/*`: the median `sm_clock_mhz` (`latency/chase/*`) |
 | `bulk_chunk_ns` | a bulk copy's turnaround in its block (wait, check, re-issue), each chunk in turn | `model/bulk/read/bytes:2048/stages:8/bpsm:1/warps:4`: a block's chunk over its rate (eight stages: more than the latency needs) |
 | `bulk_write_ns` | a bulk write's turnaround in its block (the warp fills the chunk, lane 0 sends it), a line in the chunk's bytes (`model_bulk`) | `model/bulk/write/bytes:2048/stages:8/bpsm:1`, `…/bytes:8192/…`: each block's chunk over its rate |
@@ -131,6 +132,7 @@ class Params:
     tiles: model_tiles.TileProbes | None = None  # the tiled transposes' probes (model_tiles)
     migrations: dict | None = None  # managed pages' migrations: a line each (model_managed)
     sm_clock_ghz: float | None = None  # the SM clock the chases measured
+    l2_partition: model_chases.L2Partition | None = None  # the L2 near and across its halves
     local_lines_per_ns: float | None = None  # a warp's local stores the L2 takes (model_local)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
@@ -225,6 +227,7 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     model_pages.scatter_terms(p, ok, take)
     take("pages", model_pages.curves_from(p, ok), model_pages.PROBES.format("*") + "*")
     take("chases", model_chases.probes_from(ok, p.l1_bytes, p.l2_bytes), SOURCES["chases"] + "/*")
+    take("l2_partition", model_chases.partition_from(ok), model_chases.PARTITION + "*")
     take("onchip", model_onchip.probes_from(ok, p.l1_bytes, p.l2_bytes), "model/{read,constant}/*")
     model_rounds.take_terms(p, value, take, SOURCES, ROUND_BYTES)
     if p.block_slot_ns is None and p.load_slot_ns is not None:

@@ -4,7 +4,7 @@ the bound the model names for them (analysis/model_check.py; docs/model.md)."""
 
 import pandas as pd
 
-from gmbtools.analysis import frame, model_check
+from gmbtools.analysis import frame, model_chases, model_check
 from gmbtools.data.results import Results
 
 HEADING = "## Model: measured vs predicted"
@@ -25,6 +25,7 @@ def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
              f"Within {model_check.TOLERANCE:.0%}: |measured / predicted − 1| ≤"
              f" {model_check.TOLERANCE}; `ref/` and `peer/` are references and `model/` the"
              " calibration, not counted.", ""]
+    lines += partition_lines(medians)
     for c in checks:
         lines += [f"### Flavor `{c.flavor}`", "",
                   f"{c.within} of {c.benchmarks} benchmarks within {model_check.TOLERANCE:.0%}"
@@ -46,6 +47,22 @@ def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
                   f" {r.ratio:.3f} |" for r in c.worst.itertuples()]
         lines.append("")
     return lines
+
+
+def partition_lines(medians: pd.DataFrame) -> list[str]:
+    """What the L2 partition probe found, one paragraph ([] without it)."""
+    l2 = model_chases.partition_from(medians)
+    if l2 is None:
+        return []
+    sms = pd.to_numeric(medians.get("gpu_sms", pd.Series(dtype=float)), errors="coerce").dropna()
+    of = f" of {int(sms.iloc[0])}" if not sms.empty else ""
+    line = (f"The L2 from each SM (`{model_chases.PARTITION}*`): {l2.near_ns:.1f} ns per load to"
+            f" lines the SM read itself ({l2.near_min_ns:.1f} to {l2.near_max_ns:.1f} across the"
+            f" SMs); a first read of lines the lowest SM read takes {l2.first_ns:.1f} ns")
+    if l2.far_first_ns is None:
+        return [line + " on every SM: one L2, as near to all.", ""]
+    return [line + f" on its half and {l2.far_first_ns:.1f} ns ({l2.far_first_min_ns:.1f} to"
+            f" {l2.far_first_max_ns:.1f}) on the other, {l2.far_sms}{of} SMs: two partitions.", ""]
 
 
 def summary_lines(loaded: dict[str, Results | str | None], doc_link: str) -> list[str]:
