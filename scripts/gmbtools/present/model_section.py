@@ -1,6 +1,7 @@
-"""The model's section of summary.md and report.md: measured / predicted per family (how many
-within 5 %, the median, the worst) and the ten benchmarks farthest from their prediction with
-the bound the model names for them (analysis/model_check.py; docs/model.md)."""
+"""The model's section of summary.md and report.md: what the L2 partition probe found, then
+measured / predicted per family (how many within 5 %, the median, the worst) and the ten
+benchmarks farthest from their prediction with the bound the model names for them
+(analysis/model_check.py; docs/model.md)."""
 
 import pandas as pd
 
@@ -12,10 +13,13 @@ DOC = "docs/model.md"
 
 
 def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
-    """The section's lines ([] when no benchmark has a prediction)."""
+    """The section's lines ([] when no benchmark has a prediction and the run has no L2
+    partition probe)."""
     checks = model_check.check(medians)
     if not any(c.predicted for c in checks):
-        return []
+        partition = partition_lines(medians)
+        return [HEADING, "", *partition, "No benchmark of this run has a prediction.", ""] if (
+            partition) else []
     lines = [HEADING, "",
              "`model_gbs`: the lowest of the model's bounds (DRAM, latency × bytes in flight,"
              " block starts, L2 to SM, the cache level of a hot read, the host link), from"
