@@ -1,8 +1,9 @@
 // Latency family (kernels/latency.cuh): pointer chases through working sets of 16 KiB (L1) to
 // 16 GiB (DRAM), by one thread (lanes:1, nothing else in flight) and by one warp (lanes:32,
 // 32 chains at once). Quick: 16K, 128K, 1M, 4M, 256M, 2G, 16G; full: every power of two from
-// 4 KiB to the largest that fits (at most 64 GiB). 16 and 32 MiB, past what one L2 partition
-// holds, move between runs (16 MiB, one thread: 143 to 297 ns on one H200): full sweep only.
+// 4 KiB to the largest that fits (at most 64 GiB). 8 to 32 MiB take longer in their first
+// repetition than in every later one (one thread, two H200s: 232 to 263 ns, then 158 to 161;
+// results/nvidia-h200/20261202-074929-l2-partition): full sweep only.
 // Sets of at most one launch's steps (256 KiB) are walked once untimed in each launch first:
 // the L1 keeps nothing across launches. Counters, from the in-kernel clocks of every launch
 // since the case's preparation: latency_ns and latency_cycles per load, sm_clock_mhz = cycles

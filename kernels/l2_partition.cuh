@@ -32,11 +32,11 @@ inline constexpr unsigned kPartitionWarmBlock = 1024;
 inline constexpr unsigned kPartitionWalkBlock = 32;
 
 /// The block on the home SM (ranks[%smid] == 0) loads the first `lines` lines of the cycle
-/// (their address words, skipping the L1); every other block returns. Launched with one block
-/// per SM.
+/// (their address words, skipping the L1) and counts its launch in warmed[0] (warmed[1] keeps
+/// the loads); every other block returns. Launched with one block per SM.
 static __global__ void __launch_bounds__(kPartitionWarmBlock, 1)
     partition_warm(const std::uint64_t* chain, hash_permutation perm, std::size_t n,
-                   std::size_t lines, const unsigned* ranks, unsigned long long* sink) {
+                   std::size_t lines, const unsigned* ranks, unsigned long long* warmed) {
   const unsigned id = sm_id();
   if (id >= kSmIdSlots || ranks[id] != 0) return;
   std::uint64_t folded = 0;
@@ -44,7 +44,8 @@ static __global__ void __launch_bounds__(kPartitionWarmBlock, 1)
     folded ^= load<cache_op::kCg>(chain + std::size_t(chase_line(perm, n, k)) *
                                               (kChaseLineBytes / sizeof(std::uint64_t)));
   }
-  if (folded == 1) *sink = folded;  // never (the words are 128-B aligned addresses): keeps the loads
+  if (folded == 1) warmed[1] = folded;  // never (the words are 128-B aligned addresses)
+  if (threadIdx.x == 0) atomicAdd(warmed, 1ull);
 }
 
 /// Thread 0 of the block on the SM of rank `rank` walks that rank's segment (`steps` lines from
@@ -53,8 +54,8 @@ static __global__ void __launch_bounds__(kPartitionWarmBlock, 1)
 /// one block per SM.
 static __global__ void __launch_bounds__(kPartitionWalkBlock, 1)
     partition_walk_twice(const std::uint64_t* chain, hash_permutation perm, std::size_t n,
-                   unsigned steps, const unsigned* ranks, unsigned rank,
-                   partition_record* records, unsigned long long* bad) {
+                         unsigned steps, const unsigned* ranks, unsigned rank,
+                         partition_record* records, unsigned long long* bad) {
   const unsigned id = sm_id();
   if (threadIdx.x != 0 || id >= kSmIdSlots || ranks[id] != rank) return;
   const std::size_t first = std::size_t(rank) * steps;

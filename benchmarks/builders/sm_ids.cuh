@@ -20,6 +20,9 @@ inline constexpr unsigned kMarkBlock = 1024;
 /// overwritten. Throws where the GPU cannot hold one block per SM or fewer ids turn up than
 /// it has SMs.
 inline std::vector<unsigned> present_sm_ids(environment& e, device_buffer& scratch) {
+  if (scratch.bytes() < (kSmIdSlots + 1) * sizeof(unsigned)) {
+    throw std::logic_error("present_sm_ids: the scratch buffer is too small");
+  }
   const std::optional<std::size_t> smem = residency_smem(mark_sm, kMarkBlock, 1);
   if (!smem) throw std::runtime_error("cannot launch one block per SM to find the SM ids");
   GMB_CUDA_CHECK(cudaMemsetAsync(scratch.data<void>(), 0, scratch.bytes(), e.stream()));

@@ -49,14 +49,33 @@ inline double median_of(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/// An SM whose first walk takes this much longer than its second than the others' do
-/// belongs to the far group: 10 % (one L2's SMs differ by a few % from one another).
+/// The far group, the SMs above the split of the ratios first walk / second walk into two
+/// groups (two_group_threshold), counts only where its mean ratio is at least 10 % above the
+/// other group's (one L2's SMs differ by a few % from one another), it holds at least an eighth
+/// of the SMs (one slow SM is noise, not a partition) and the home SM, the first (which read
+/// the lines), is not in it; else no SM is far.
 inline constexpr double kFarGroupRatio = 1.1;
+inline constexpr std::size_t kFarGroupShare = 8;
+
+/// Which SMs are far by that rule (`ratio`: first walk / second walk, the home SM's first).
+inline std::vector<bool> far_group(const std::vector<double>& ratio) {
+  std::vector<bool> far(ratio.size(), false);
+  const std::optional<double> threshold = two_group_threshold(ratio, kFarGroupRatio);
+  if (!threshold || ratio[0] > *threshold) return far;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < ratio.size(); ++i) {
+    far[i] = ratio[i] > *threshold;
+    count += far[i] ? 1 : 0;
+  }
+  if (count * kFarGroupShare < ratio.size()) far.assign(ratio.size(), false);
+  return far;
+}
 
 /// The probe's counters, ns per step: the second walks' median (latency_ns, latency_cycles:
-/// the near L2), their least and most over the SMs; the first walks' median over the SMs of the
-/// home SM's group and over the far group, the far group's least and most, and its SMs (0 where
-/// every SM sees the lines alike: one group, no far counters).
+/// the near L2), their least and most over the SMs; the first walks' median over the SMs that
+/// are not far (far_group) and over the far ones, the far ones' least and most, and how many
+/// (0 where every SM sees the lines alike: no far counters). `sms` in rank order, the home
+/// SM's first.
 inline std::vector<std::pair<std::string, double>> partition_counters(
     const std::vector<partition_walk>& sms) {
   std::vector<double> again, cycles, ratio;
@@ -70,17 +89,18 @@ inline std::vector<std::pair<std::string, double>> partition_counters(
       {"latency_cycles", median_of(cycles)},
       {"l2_near_ns_min", again.empty() ? 0 : *std::min_element(again.begin(), again.end())},
       {"l2_near_ns_max", again.empty() ? 0 : *std::max_element(again.begin(), again.end())}};
-  const std::optional<double> threshold = two_group_threshold(ratio, kFarGroupRatio);
+  const std::vector<bool> far = far_group(ratio);
   std::vector<double> home_side, far_side;
   for (std::size_t i = 0; i < sms.size(); ++i) {
-    (threshold && ratio[i] > *threshold ? far_side : home_side).push_back(sms[i].first_ns);
+    (far[i] ? far_side : home_side).push_back(sms[i].first_ns);
   }
   out.push_back({"l2_first_ns", median_of(home_side)});
   out.push_back({"l2_far_side_sms", double(far_side.size())});
   if (!far_side.empty()) {
     out.push_back({"l2_first_far_side_ns", median_of(far_side)});
-    out.push_back({"l2_first_far_side_ns_min", *std::min_element(far_side.begin(), far_side.end())});
-    out.push_back({"l2_first_far_side_ns_max", *std::max_element(far_side.begin(), far_side.end())});
+    const auto [least, most] = std::minmax_element(far_side.begin(), far_side.end());
+    out.push_back({"l2_first_far_side_ns_min", *least});
+    out.push_back({"l2_first_far_side_ns_max", *most});
   }
   return out;
 }

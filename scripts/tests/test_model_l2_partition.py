@@ -12,13 +12,14 @@ from gmbtools.data import results
 from gmbtools.present import model_section
 
 NAME = "model/l2_partition/steps:512"
-RECORD = Path(__file__).resolve().parents[2] / "results/nvidia-h200/20261202-074929-l2-partition"
+RECORD = (Path(__file__).resolve().parents[2]
+          / "results/nvidia-h200/20261202-074929-l2-partition")
 
 
 def probe(far_sms: float, **far) -> pd.DataFrame:
     row = {"name": NAME, "family": "model", "variant": "l2_partition", "gbs": 0.05,
-           "flavor": "default", "model_gbs": None, "model_bound": None, "error": None, "gpu_sms": 132, "latency_ns": 142.6, "l2_near_ns_min": 137.0,
-           "l2_near_ns_max": 149.4, "l2_first_ns": 142.7, "l2_far_side_sms": far_sms, **far}
+           "flavor": "default", "model_gbs": None, "model_bound": None, "error": None,
+           "gpu_sms": 132, "latency_ns": 142.6, "l2_near_ns_min": 137.0, "l2_near_ns_max": 149.4, "l2_first_ns": 142.7, "l2_far_side_sms": far_sms, **far}
     return pd.DataFrame([row])
 
 
@@ -39,7 +40,8 @@ def test_two_halves_give_the_far_sides_sms_and_their_first_reads():
 def test_one_l2_has_no_far_side():
     l2 = model_chases.partition_from(probe(0))
     assert l2.far_sms == 0 and l2.far_first_ns is None
-    assert model_section.partition_lines(probe(0))[0].endswith("on every SM: one L2, as near to all.")
+    line = model_section.partition_lines(probe(0))[0]
+    assert line.endswith("on every SM: one L2, as near to all.")
 
 
 def test_a_run_without_the_probe_has_neither_the_parameter_nor_the_paragraph():

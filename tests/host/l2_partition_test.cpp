@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +51,21 @@ TEST(PartitionCounters, OneL2HasNoFarSide) {
   EXPECT_EQ(c["l2_far_side_sms"], 0);
   EXPECT_EQ(c.count("l2_first_far_side_ns"), 0u);
   EXPECT_DOUBLE_EQ(c["l2_first_ns"], 153.5);
+}
+
+TEST(PartitionCounters, OneSlowSmIsNoiseNotAPartition) {
+  std::vector<partition_walk> sms;
+  for (int i = 0; i < 31; ++i) sms.push_back({140.0 + (i % 3), 140.0, 280.0});
+  sms.push_back({175.0, 140.0, 280.0});
+  EXPECT_EQ(counters_of(sms)["l2_far_side_sms"], 0);
+}
+
+TEST(PartitionCounters, AHomeSmThatFindsItsOwnLinesFarSplitsNothing) {
+  std::vector<partition_walk> sms;
+  for (int i = 0; i < 8; ++i) sms.push_back({i < 4 ? 200.0 : 142.0, 142.0, 280.0});
+  EXPECT_EQ(counters_of(sms)["l2_far_side_sms"], 0);
+  std::reverse(sms.begin(), sms.end());  // the home SM near: half far
+  EXPECT_EQ(counters_of(sms)["l2_far_side_sms"], 4);
 }
 
 }  // namespace
