@@ -20,7 +20,9 @@ from gmbtools.present.figures import model as model_figure
 from gmbtools.present.figures import model_fit
 
 REPO = Path(__file__).resolve().parents[2]
-H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261126-203817-model/default.json.gz"
+H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261128-074929/default.json.gz"
+# the three builds of one run: the cg build's plain loads keep no line in the L1
+H200_CG = REPO / "results/nvidia-h200/20261202-113237/cg.json.gz"
 # with every calibration probe (persistent streams, reduce trees)
 H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
 # ... and the two-output mix and the empty blocks
@@ -103,8 +105,8 @@ def h100():
     return frame.medians_frame([results.load(H100_RUN)])
 
 
-@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES, H200_PROBES],
-                         ids=["older", "every-probe", "h200"])
+@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES, H200_PROBES, H200_CG],
+                         ids=["h100", "h100-before-the-drain", "h200", "h200-cg"])
 def test_no_prediction_uses_a_number_its_own_family_measured(run):
     """The issue's check: parameters built from the run with a family removed predict every
     benchmark of that family the same (within 1 %) as the model does."""
@@ -127,12 +129,15 @@ def test_every_parameter_names_its_source_and_none_comes_from_the_family_it_pred
         "stride/f32/read/s:1024"
     q = model_params.params_from(h100, without="inflight")
     assert q.sources["block_rate"] == "write/f32/ilp:1/grid:full"
-    assert q.sources["block_slot_ns"] == "read/f32/ilp:1/grid:full"
+    assert q.sources["block_slot_ns"] == "model/blocks/block:128/bpsm:1"
+    # without the calibration's empty blocks either: the plain one-load read's
+    bare = model_params.params_from(h100.loc[h100["family"] != "model"], without="inflight")
+    assert bare.sources["block_slot_ns"] == "read/f32/ilp:1/grid:full"
     assert q.sources["round_ns"] == "read/f32/ilp:1/grid:persistent"
     whole = model_params.params_from(h100)
     assert whole.sources["round_ns"].startswith("inflight/read/w:4/ilp:1/block:32/bpsm:1/")
-    # the same warp's round from either source, within 15 ns (H100: 44 and 54 ns)
-    assert abs(whole.round_ns - q.round_ns) < 15
+    # the same warp's round from either source, within 20 ns (H100: 47 and 64 ns)
+    assert abs(whole.round_ns - q.round_ns) < 20
     assert whole.sources["line_ns"] == "model/chase/ws:1073741824/lanes:32"
     assert 0 < whole.line_ns < 20
     # without the calibration, the latency family's own largest set; without both, none

@@ -118,6 +118,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
         alone = s.lone_loads
         per_load = 32 * HALF_LINE if alone else s.ld_sectors_per_req * SECTOR
         moved = per_load * s.load_bytes_per_thread / s.word_bytes
+        if not s.l1_reuse and s.requests:  # each request past the L1 brings its own sectors
+            moved = per_load * s.requests
         if s.l1_reuse and not alone:
             moved = min(moved, max(useful / max(s.efficiency, 1e-9), SECTOR))
         if moved > useful:

@@ -57,6 +57,7 @@ class OnChipProbes:
     """Hot read rates by level (GB/s) and the constant cache's GB/s at 1 and 32 words."""
 
     read_gbs: dict = field(default_factory=dict)  # "l1", "l2" (the set nearest 10 MiB) -> GB/s
+    l1_set: float | None = None  # the bytes of the probe within the L1 (its "l1" rate)
     l2_sets: dict = field(default_factory=dict)  # set bytes -> GB/s of each L2 probe
     past_l2: tuple | None = None  # (set bytes, GB/s) of the probe past the L2
     constant_gbs: dict = field(default_factory=dict)  # distinct words (or "global") -> GB/s
@@ -78,6 +79,7 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
                 probes.names["past_l2"] = str(row["name"])
             elif level == "l1":
                 probes.read_gbs[level] = float(row["gbs"])
+                probes.l1_set = ws
                 probes.names[level] = str(row["name"])
         elif row["variant"] == "constant" and "distinct" in row.index:
             # the constant cache's by distinct words; the same loop's through the L1: "global"
@@ -120,8 +122,11 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     default = default_l1_bytes(l1_bytes, cc)  # what the L1 holds of the probes' sets too
     l1 = small_l1_bytes(l1_bytes, cc) if small else default
     level = level_of(float(ws), l1, l2_bytes)
+    cg = row.get("flavor") == "cg"  # no load keeps its line in the L1
     if level == "dram":
-        return _past_l2(probes, float(ws), default, dram_gbs)
+        return _past_l2(probes, float(ws), 0.0 if cg else default, dram_gbs)
+    if cg and level is not None:
+        return _through_l2(probes, float(ws), small)
     rate = probes.read_gbs.get(level)
     upper = probes.read_gbs.get("l1")
     if level == "l2" and rate and upper and l1:  # the L1 still holds l1 / ws of the set
@@ -132,11 +137,24 @@ def hot_read(probes: OnChipProbes | None, row, l1_bytes, l2_bytes, cc,
     return rate
 
 
+def _through_l2(probes: OnChipProbes, ws: float, small: bool) -> float | None:
+    """GB/s of the `cg` build's hot read of a set the L2 holds: its loads keep no line in the
+    L1, so its own probes are all the L2's. A set no larger than the probe within the L1's size
+    (40 KiB: a few hundred lines, on part of the L2's slices) reads at that probe's rate; a
+    larger one at the L2's by set size (`_l2_rate`, no share in the L1), or with the smallest
+    carve-out at the 10-MiB probe's, as the default build's."""
+    if probes.l1_set is not None and ws <= probes.l1_set:
+        return probes.read_gbs.get("l1")
+    if small:
+        return probes.read_gbs.get("l2")
+    return _l2_rate(probes, ws, 1.0, 0.0) or probes.read_gbs.get("l2")
+
+
 def _past_l2(probes: OnChipProbes, ws: float, l1_bytes, dram_gbs) -> float | None:
     """GB/s of a hot read of a set past the L2: its hits at the L2's rate (its largest
     probe's), the rest at DRAM's; DRAM's alone without the probe past the L2."""
     upper = probes.read_gbs.get("l1")
-    hit = _l2_rate(probes, ws, upper, l1_bytes) if upper else None
+    hit = _l2_rate(probes, ws, upper, l1_bytes) if upper else None  # l1_bytes 0: none held
     if not (probes.past_l2 and hit and dram_gbs) or hit <= dram_gbs:
         return dram_gbs
     probe_ws, probe_gbs = probes.past_l2
@@ -163,7 +181,7 @@ def past_l2_hits(sets: float) -> float:
 def _l2_rate(probes: OnChipProbes, ws: float, upper: float, l1_bytes) -> float | None:
     """The L2's own rate to the SMs for a set of `ws` bytes: each probe's with the share its
     L1 held taken out (it ran with the default carve-out), linear in log2(set) between them."""
-    if not l1_bytes or not probes.l2_sets:
+    if l1_bytes is None or not probes.l2_sets:
         return None
     sets = sorted(probes.l2_sets)
     found = []

@@ -30,6 +30,22 @@ ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure
 
 
+def _requests_past_l1(row) -> float | None:
+    """Warp loads of one round that each go past the L1 to the L2, or None where the L1 keeps
+    the lines a round's loads share: a cache operator that keeps no line there (`ld:cg|lu|cv`),
+    or a plain load (`ld:default`, or a family without `ld`) of the `cg` build, whose loads are
+    all `.cg` (`ld:ldg|ca|cs` and `restrict`'s read-only path still keep theirs: measured alike
+    in both builds). A stencil's window is 2r + 1 words (`reuse/stencil/r:R`, the radius-2
+    windows of `cache_op/` and `readonly/`), a copy's one; other patterns keep None."""
+    ld = str(row.get("ld", "default"))
+    plain = ld in ("default", "None", "nan", "<NA>")
+    if not (ld in L1_BYPASS or plain and row.get("flavor") == "cg"):
+        return None
+    if row["variant"] == "stencil":
+        return 2 * _number(row, "r", 2) + 1
+    return CACHE_OP_REQUESTS.get(str(row["variant"])) if row["family"] == "cache_op" else None
+
+
 def _number(row, key: str, default=None):
     if key not in row.index:
         return default
@@ -104,14 +120,15 @@ def shape_of(row) -> Shape | None:
             ilp, store = ilp / rounds, 4.0 / rounds
         extra = 0.0 if write_step is not None else model_stores.extra_share(
             _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
-        bypass = family == "cache_op" and row.get("ld") in L1_BYPASS
+        requests = _requests_past_l1(row)
+        bypass = requests is not None
         # a thread's loads each in its own line: a vector's a block apart, a tile's 8 rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
                      transposed_tiles=model_tiles.moves_tiles(row), store_extra=extra,
                      active=_active_lanes(row),
-                     requests=CACHE_OP_REQUESTS.get(str(row["variant"])) if bypass else None,
+                     requests=requests,
                      spread_loads=spread, rows_apart=_rows_apart(row),
                      read_step=read_step, write_step=write_step, store_bytes_per_thread=store, lone_loads=lone,
                      l1_reuse=row.get("flavor") != "cg" and not bypass,
