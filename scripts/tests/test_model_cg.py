@@ -5,10 +5,11 @@ L2's; explicit operators that keep their lines (`ld:ldg|ca|cs`) are unchanged.""
 import pandas as pd
 import pytest
 
-from test_model import params
+from test_model import H200_CG, params
 
-from gmbtools.analysis import model_bounds, model_onchip, model_shapes
+from gmbtools.analysis import frame, model_bounds, model_check, model_onchip, model_shapes
 from gmbtools.analysis.model_bounds import Shape
+from gmbtools.data import results
 
 
 def stencil(family: str, flavor: str, **keys) -> pd.Series:
@@ -62,3 +63,23 @@ def test_a_hot_read_of_the_cg_build_is_the_l2s_at_every_set_it_holds():
     assert hot(2 * 2**20, flavor="default") > 11000.0  # the default build's L1 holds a share
     assert hot(2**20, l1="small") == 9000.0  # the smallest carve-out: the 10-MiB probe's
     assert hot(2**30) == 3000.0  # past the L2: DRAM's without the probe past it
+
+
+def test_a_gather_with_an_operator_that_keeps_no_line_in_the_l1_bypasses_it_in_every_build():
+    row = pd.Series({"family": "cache_op", "variant": "gather", "flavor": "default", "ld": "cg",
+                     "st": "default", "model_dram_bytes": 8e9, "model_efficiency": 0.25,
+                     "model_ld_sectors_per_req": 32.0})
+    shape = model_shapes.shape_of(row)
+    assert shape.requests is None and not shape.l1_reuse
+
+
+def test_the_h200s_cg_build_reads_its_plain_stencils_within_5_percent():
+    rows = model_check.ratios(frame.medians_frame([results.load(H200_CG)])).set_index("name")
+    plain = ["reuse/stencil/r:2", "cache_op/stencil/ld:default/st:default",
+             "readonly/stencil/r:2/ld:default"]
+    for name in plain:
+        assert rows.loc[name, "model_bound"] == "latency"
+        assert abs(rows.loc[name, "ratio"] - 1) <= 0.05, name
+    # the read-only path keeps its lines in the L1 in this build too: the default shape
+    assert rows.loc["readonly/stencil/r:2/ld:ldg", "model_gbs"] > \
+        rows.loc["readonly/stencil/r:2/ld:default", "model_gbs"]

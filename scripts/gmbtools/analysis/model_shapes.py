@@ -121,7 +121,7 @@ def shape_of(row) -> Shape | None:
         extra = 0.0 if write_step is not None else model_stores.extra_share(
             _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
         requests = _requests_past_l1(row)
-        bypass = requests is not None
+        bypass = requests is not None or str(row.get("ld")) in L1_BYPASS
         # a thread's loads each in its own line: a vector's a block apart, a tile's 8 rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
