@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The default run timed as a new user meets it (docs/method.md, "Fast."):
+#   scripts/gmb run --out OUT/res [ARGS]
+# with every output line prefixed by the seconds since the start (OUT/gmb-lines.txt), the
+# total and the exit status in OUT/time.txt, and the benchmarks that took longest in
+# OUT/slowest.txt: each the seconds between its first result line and the one before (set-up
+# and the build counted in the first benchmark's, each binary's start in its first). On a fresh machine (no build/)
+# the total includes set-up and the build. Usage, from the repository root:
+#   scripts/device/time_run.sh OUT [gmb run options]
+set -u
+cd "$(dirname "$0")/../.."
+out=${1:?usage: scripts/device/time_run.sh OUT [gmb run options]}
+shift
+mkdir -p "$out"
+python3 - "$out" "$@" <<'EOF'
+import os, subprocess, sys, time
+out, args = sys.argv[1], sys.argv[2:]
+# Lines as they are printed: gmb's unbuffered, the binaries' (C++ streams on C stdio) line by line
+env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+start = time.monotonic()
+lines = []
+with open(f"{out}/gmb-lines.txt", "w") as log:
+    run = subprocess.Popen(["stdbuf", "-oL", "scripts/gmb", "run", "--out", f"{out}/res", *args],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    for line in run.stdout:
+        t = time.monotonic() - start
+        lines.append((t, line.rstrip("\n")))
+        log.write(f"{t:9.3f} {line}")
+        log.flush()
+    status = run.wait()
+total = time.monotonic() - start
+with open(f"{out}/time.txt", "w") as f:
+    f.write(f"scripts/gmb run --out {out}/res {' '.join(args)}: exit {status}, {total:.1f} s\n")
+# A benchmark's aggregates follow its repetitions: its first one (_mean) ends it.
+ends, last = [], 0.0
+for t, line in lines:
+    name = line.split(" ", 1)[0]
+    if name.endswith("_mean"):
+        ends.append((t - last, name[: -len("_mean")]))
+        last = t
+with open(f"{out}/slowest.txt", "w") as f:
+    for seconds, name in sorted(ends, reverse=True)[:40]:
+        f.write(f"{seconds:8.2f} s  {name}\n")
+print(open(f"{out}/time.txt").read(), end="")
+sys.exit(status)
+EOF
