@@ -4,8 +4,10 @@
 # with every output line prefixed by the seconds since the start (OUT/gmb-lines.txt), the
 # total and the exit status in OUT/time.txt, and the benchmarks that took longest in
 # OUT/slowest.txt: each the seconds between its first result line and the one before (set-up
-# and the build counted in the first benchmark's, each binary's start in its first). On a fresh machine (no build/)
-# the total includes set-up and the build. Usage, from the repository root:
+# and the build counted in the first benchmark's, each binary's start in its first). On a fresh
+# machine (no build/) the total includes set-up and the build. Ctrl-C or SIGTERM is passed to
+# `gmb run` once (it stops as it does alone, keeping what it measured) and the lines so far are
+# still written. Usage, from the repository root:
 #   scripts/device/time_run.sh OUT [gmb run options]
 set -u
 cd "$(dirname "$0")/../.."
@@ -13,15 +15,19 @@ out=${1:?usage: scripts/device/time_run.sh OUT [gmb run options]}
 shift
 mkdir -p "$out"
 python3 - "$out" "$@" <<'EOF'
-import os, subprocess, sys, time
+import os, signal, subprocess, sys, time
 out, args = sys.argv[1], sys.argv[2:]
 # Lines as they are printed: gmb's unbuffered, the binaries' (C++ streams on C stdio) line by line
 env = {**os.environ, "PYTHONUNBUFFERED": "1"}
 start = time.monotonic()
 lines = []
 with open(f"{out}/gmb-lines.txt", "w") as log:
+    # its own session: a terminal's Ctrl-C reaches it once, through this script
     run = subprocess.Popen(["stdbuf", "-oL", "scripts/gmb", "run", "--out", f"{out}/res", *args],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                           start_new_session=True)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda number, _: run.send_signal(number))
     for line in run.stdout:
         t = time.monotonic() - start
         lines.append((t, line.rstrip("\n")))

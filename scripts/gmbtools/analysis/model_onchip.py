@@ -147,7 +147,7 @@ def _through_l2(probes: OnChipProbes, ws: float, small: bool) -> float | None:
         return probes.read_gbs.get("l1")
     if small:
         return probes.read_gbs.get("l2")
-    return _l2_rate(probes, ws, 1.0, 0.0) or probes.read_gbs.get("l2")
+    return _l2_rate(probes, ws, upper=math.inf, l1_bytes=0.0) or probes.read_gbs.get("l2")
 
 
 def _past_l2(probes: OnChipProbes, ws: float, l1_bytes, dram_gbs) -> float | None:

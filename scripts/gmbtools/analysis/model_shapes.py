@@ -30,17 +30,21 @@ ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure
 
 
-def _requests_past_l1(row) -> float | None:
-    """Warp loads of one round that each go past the L1 to the L2, or None where the L1 keeps
-    the lines a round's loads share: a cache operator that keeps no line there (`ld:cg|lu|cv`),
-    or a plain load (`ld:default`, or a family without `ld`) of the `cg` build, whose loads are
-    all `.cg` (`ld:ldg|ca|cs` and `restrict`'s read-only path still keep theirs: measured alike
-    in both builds). A stencil's window is 2r + 1 words (`reuse/stencil/r:R`, the radius-2
-    windows of `cache_op/` and `readonly/`), a copy's one; other patterns keep None."""
+def _loads_past_l1(row) -> bool:
+    """Whether a round's loads each go past the L1 to the L2 instead of sharing the lines the
+    L1 keeps: a cache operator that keeps no line there (`ld:cg|lu|cv`), or a plain load
+    (`ld:default`, or a family without `ld`) of the `cg` build, whose loads are all `.cg`
+    (`ld:ldg|ca|cs` and `restrict`'s read-only path still keep theirs: measured alike in both
+    builds)."""
     ld = str(row.get("ld", "default"))
     plain = ld in ("default", "None", "nan", "<NA>")
-    if not (ld in L1_BYPASS or plain and row.get("flavor") == "cg"):
-        return None
+    return ld in L1_BYPASS or plain and row.get("flavor") == "cg"
+
+
+def _requests_past_l1(row) -> float | None:
+    """The warp loads of one round past the L1 (`_loads_past_l1`): a stencil's window of
+    2r + 1 words (`reuse/stencil/r:R`, the radius-2 windows of `cache_op/` and `readonly/`),
+    a copy's one; None for other patterns."""
     if row["variant"] == "stencil":
         return 2 * _number(row, "r", 2) + 1
     return CACHE_OP_REQUESTS.get(str(row["variant"])) if row["family"] == "cache_op" else None
@@ -120,8 +124,8 @@ def shape_of(row) -> Shape | None:
             ilp, store = ilp / rounds, 4.0 / rounds
         extra = 0.0 if write_step is not None else model_stores.extra_share(
             _counter(row, "model_st_sectors_per_req"), 4.0 if family in ONE_WORD_STORES else word)
-        requests = _requests_past_l1(row)
-        bypass = requests is not None or str(row.get("ld")) in L1_BYPASS
+        bypass = _loads_past_l1(row)
+        requests = _requests_past_l1(row) if bypass else None
         # a thread's loads each in its own line: a vector's a block apart, a tile's 8 rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
