@@ -145,7 +145,7 @@ def test_every_parameter_names_its_source_and_none_comes_from_the_family_it_pred
         "latency/chase/ws:17179869184/lanes:32"
     assert "line_ns" not in model_params.params_from(
         h100.loc[h100["family"] != "model"], without="latency").sources
-    assert whole.sources["l2_gbs"] == "model/read/ws:10485760"
+    assert whole.sources["l2_gbs"] == "model/read/ws:20971520"
     assert set(whole.chases.ns) == {(level, lanes) for level in ("l1", "l2", "dram")
                                     for lanes in (1, 32)}
 

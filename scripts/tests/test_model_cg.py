@@ -61,7 +61,7 @@ def test_a_hot_read_of_the_cg_build_is_the_l2s_at_every_set_it_holds():
     assert hot(65536) == 11000.0
     assert hot(2 * 2**20) == pytest.approx(11000.0 - 2000.0 / 3)
     assert hot(2 * 2**20, flavor="default") > 11000.0  # the default build's L1 holds a share
-    assert hot(2**20, l1="small") == 9000.0  # the smallest carve-out: the 10-MiB probe's
+    assert hot(2**20, l1="small") == 9000.0  # the smallest carve-out: the L2 bound's probe's
     assert hot(2**30) == 3000.0  # past the L2: DRAM's without the probe past it
 
 

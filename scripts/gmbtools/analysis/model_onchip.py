@@ -15,8 +15,9 @@ its first level) predicted from the calibration probes of the `model/` family (`
   share L1 size / set size of its reads hit there (the probes' own share taken out of their
   rates first); with the smallest L1 carve-out (`l1:small`) the L1 holds what the unified
   memory leaves after the most shared memory the architecture allows, and the L2 answers
-  sets of any size at the 10-MiB probe's rate (measured: at 512 KiB the small carve-out reads
-  at about 10 MiB's rate, the default carve-out half again faster: docs/model.md);
+  sets of any size at the L2 bound's rate, the 20-MiB probe's (measured: at 512 KiB the small
+  carve-out reads at about the rate of the L2's large sets, the default carve-out half again
+  faster: docs/model.md);
 - a warp's load from the constant cache is serialized by the distinct words it touches: its
   time is a fixed part plus one per distinct word, both from the probes of 1 and 32 words
   (`model/constant/distinct:1|32/ws:512/path:constant`), so 1/GB/s is linear in the count;
@@ -48,7 +49,9 @@ MAX_SHARED_PER_SM = {7.5: 64, 8.0: 164, 8.6: 100, 8.7: 164, 8.9: 100, 9.0: 228, 
 # may hold); the L1 of the default carve-out is the rest of the unified memory. Elsewhere none
 # is known, and the model takes the whole unified memory.
 DEFAULT_SHARED_PER_SM = {9.0: 32}  # KiB, by compute capability
-L2_RATE_SET = 10 * 2**20  # the L2 bound's hot read: a set within half the L2 (model_bounds)
+# The L2 bound's hot read (model_bounds): a streaming kernel's lines are spread over the whole
+# L2, as the largest set's within it are (on the H100 its 10- and 20-MiB probes read alike).
+L2_RATE_SET = 20 * 2**20
 CONSTANT_WS = 1024  # the constant family's curve: tables of 1 KiB (benchmarks/constant.cu)
 
 
@@ -56,7 +59,7 @@ CONSTANT_WS = 1024  # the constant family's curve: tables of 1 KiB (benchmarks/c
 class OnChipProbes:
     """Hot read rates by level (GB/s) and the constant cache's GB/s at 1 and 32 words."""
 
-    read_gbs: dict = field(default_factory=dict)  # "l1", "l2" (the set nearest 10 MiB) -> GB/s
+    read_gbs: dict = field(default_factory=dict)  # "l1", "l2" (the set nearest 20 MiB) -> GB/s
     l1_set: float | None = None  # the bytes of the probe within the L1 (its "l1" rate)
     l2_sets: dict = field(default_factory=dict)  # set bytes -> GB/s of each L2 probe
     past_l2: tuple | None = None  # (set bytes, GB/s) of the probe past the L2
@@ -92,7 +95,7 @@ def probes_from(rows: pd.DataFrame, l1_bytes, l2_bytes) -> OnChipProbes | None:
             key = "global" if through_l1 else int(pd.to_numeric(row["distinct"]))
             probes.constant_gbs[key] = float(row["gbs"])
             probes.names[f"constant/{key}"] = str(row["name"])
-    if probes.l2_sets:  # the L2's rate for the L2 bound: the set nearest 10 MiB
+    if probes.l2_sets:  # the L2's rate for the L2 bound: the set nearest L2_RATE_SET
         ws = min(probes.l2_sets, key=lambda w: abs(math.log2(w / L2_RATE_SET)))
         probes.read_gbs["l2"] = probes.l2_sets[ws]
         probes.names["l2"] = f"model/read/ws:{int(ws)}"
@@ -142,7 +145,7 @@ def _through_l2(probes: OnChipProbes, ws: float, small: bool) -> float | None:
     L1, so its own probes are all the L2's. A set no larger than the probe within the L1's size
     (40 KiB: a few hundred lines, on part of the L2's slices) reads at that probe's rate; a
     larger one at the L2's by set size (`_l2_rate`, no share in the L1), or with the smallest
-    carve-out at the 10-MiB probe's, as the default build's."""
+    carve-out at the L2 bound's (20-MiB) probe's, as the default build's."""
     if probes.l1_set is not None and ws <= probes.l1_set:
         return probes.read_gbs.get("l1")
     if small:
