@@ -22,7 +22,7 @@ from gmbtools.present.figures import model_fit
 REPO = Path(__file__).resolve().parents[2]
 H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261128-074929/default.json.gz"
 # the three builds of one run: the cg build's plain loads keep no line in the L1
-H200_CG = REPO / "results/nvidia-h200/20261202-113237/cg.json.gz"
+H200_CG = REPO / "results/nvidia-h200/20261202-145311/cg.json.gz"
 # with every calibration probe (persistent streams, reduce trees)
 H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
 # ... and the two-output mix and the empty blocks
