@@ -3,8 +3,9 @@
 #   scripts/gmb run --out OUT/res [ARGS]
 # with every output line prefixed by the seconds since the start (OUT/gmb-lines.txt), the
 # total and the exit status in OUT/time.txt, and the benchmarks that took longest in
-# OUT/slowest.txt: each the seconds between its first result line and the one before (set-up
-# and the build counted in the first benchmark's, each binary's start in its first). On a fresh
+# OUT/slowest.txt: each, with its build, the seconds between its first result line and the one
+# before or its binary's command line (each binary's start in its first benchmark's; set-up and
+# the build in none). On a fresh
 # machine (no build/) the total includes set-up and the build. Ctrl-C or SIGTERM is passed to
 # `gmb run` once (it stops as it does alone, keeping what it measured) and the lines so far are
 # still written. Usage, from the repository root:
@@ -37,16 +38,26 @@ with open(f"{out}/gmb-lines.txt", "w") as log:
 total = time.monotonic() - start
 with open(f"{out}/time.txt", "w") as f:
     f.write(f"scripts/gmb run --out {out}/res {' '.join(args)}: exit {status}, {total:.1f} s\n")
-# A benchmark's aggregates follow its repetitions: its first one (_mean) ends it.
-ends, last = [], 0.0
+# A benchmark's aggregates follow its repetitions: its first one (_mean) ends it. Each binary's
+# command line (gmb prints it) starts the clock again, so set-up and the build count in none.
+ends, last, flavor = [], 0.0, "?"
 for t, line in lines:
+    if line.startswith("gmb: ") and "build/" in line and "/gmembench" in line:
+        binary = line.split("/gmembench", 1)[1].split(" ", 1)[0]
+        flavor, last = binary.lstrip("-") or "default", t
+        continue
     name = line.split(" ", 1)[0]
     if name.endswith("_mean"):
-        ends.append((t - last, name[: -len("_mean")]))
+        ends.append((t - last, flavor, name[: -len("_mean")]))
         last = t
+spans = {}  # flavor -> its command line to its last result line
+for seconds, flavor, _ in ends:
+    spans[flavor] = spans.get(flavor, 0.0) + seconds
 with open(f"{out}/slowest.txt", "w") as f:
-    for seconds, name in sorted(ends, reverse=True)[:40]:
-        f.write(f"{seconds:8.2f} s  {name}\n")
+    for flavor, seconds in spans.items():
+        f.write(f"{seconds:8.2f} s  {flavor:8s} (the binary, start to its last benchmark)\n")
+    for seconds, flavor, name in sorted(ends, reverse=True)[:40]:
+        f.write(f"{seconds:8.2f} s  {flavor:8s} {name}\n")
 print(open(f"{out}/time.txt").read(), end="")
 sys.exit(status)
 EOF
