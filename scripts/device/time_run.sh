@@ -38,26 +38,33 @@ with open(f"{out}/gmb-lines.txt", "w") as log:
 total = time.monotonic() - start
 with open(f"{out}/time.txt", "w") as f:
     f.write(f"scripts/gmb run --out {out}/res {' '.join(args)}: exit {status}, {total:.1f} s\n")
-# A benchmark's aggregates follow its repetitions: its first one (_mean) ends it. Each binary's
-# command line (gmb prints it) starts the clock again, so set-up and the build count in none.
-ends, last, flavor = [], 0.0, "?"
+# A benchmark's aggregates follow its repetitions: its first one (_mean) ends it. A binary's
+# first command line (gmb prints it) starts the clock again, so set-up and the build count in
+# no benchmark; a binary started again past a stalled benchmark keeps its clock running.
+import re
+command = re.compile(r"gmb: (?:\w+=\S+ )*\S*build/[^/ ]+/gmembench(-\w+)? --device=(\d+)")
+ends, last, label, started = [], 0.0, "?", set()
 for t, line in lines:
-    if line.startswith("gmb: ") and "build/" in line and "/gmembench" in line:
-        binary = line.split("/gmembench", 1)[1].split(" ", 1)[0]
-        flavor, last = binary.lstrip("-") or "default", t
+    binary = command.match(line)
+    if binary:
+        label = (binary.group(1) or "-default")[1:]
+        label += f" gpu{binary.group(2)}" if binary.group(2) != "0" else ""
+        if label not in started:
+            started.add(label)
+            last = t
         continue
     name = line.split(" ", 1)[0]
     if name.endswith("_mean"):
-        ends.append((t - last, flavor, name[: -len("_mean")]))
+        ends.append((t - last, label, name[: -len("_mean")]))
         last = t
-spans = {}  # flavor -> its command line to its last result line
-for seconds, flavor, _ in ends:
-    spans[flavor] = spans.get(flavor, 0.0) + seconds
+spans = {}  # binary -> its first command line to its last result line
+for seconds, label, _ in ends:
+    spans[label] = spans.get(label, 0.0) + seconds
 with open(f"{out}/slowest.txt", "w") as f:
-    for flavor, seconds in spans.items():
-        f.write(f"{seconds:8.2f} s  {flavor:8s} (the binary, start to its last benchmark)\n")
-    for seconds, flavor, name in sorted(ends, reverse=True)[:40]:
-        f.write(f"{seconds:8.2f} s  {flavor:8s} {name}\n")
+    for label, seconds in spans.items():
+        f.write(f"{seconds:8.2f} s  {label:8s} (the binary, start to its last benchmark)\n")
+    for seconds, label, name in sorted(ends, reverse=True)[:40]:
+        f.write(f"{seconds:8.2f} s  {label:8s} {name}\n")
 print(open(f"{out}/time.txt").read(), end="")
 sys.exit(status)
 EOF

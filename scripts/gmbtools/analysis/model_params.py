@@ -14,7 +14,7 @@ number measured by the benchmark it predicts (docs/model.md):
 | `round_ns` | a persistent warp's round beyond its load's latency | `inflight/read/w:4/ilp:1/block:32/bpsm:1/grid:persistent` (`read/f32/ilp:1/grid:persistent`) |
 | `grid_round_ns`, `async_ns`, `big_slot_ns` | ... a grid's of 6 KiB per SM; what cp.async adds; `load_slot_ns` of 1,024-thread blocks (`model_rounds`) | `model/inflight/read_async|read/w:4/ilp:1/block:256/bpsm:6/grid:persistent`; `model/inflight/read/w:4/ilp:1/block:1024/bpsm:1/grid:full` |
 | `line_ns` | each further 128-B line a warp's round waits for | `latency/chase/ws:<largest>/lanes:32` against `lanes:1`, over 31 lines |
-| `l2_gbs` | the L2's rate to the SMs (hot reads of the largest working set the L2 holds) | `model/read/ws:20971520` (`cache/read/ws:S`, the largest within half the L2) |
+| `l2_gbs` | the L2's rate to the SMs (hot reads of the L2's largest probe, the set nearest 20 MiB) | `model/read/ws:20971520` (`cache/read/ws:S`, the largest within half the L2) |
 | `l2_stores_per_ns` | lone stores the L2 takes per ns, one line each | `model/matrix/cols/w:2000/pad:0`: the column walk's GB/s over its 8 B per store (without it the bound takes 128 B of `l2_gbs` per store) |
 | `scatter_read`, `scatter_write` | extra DRAM time of loads (stores) one per page | `gather/random` (`stride/f32/read/s:1024`), `scatter/random` (`stride/f32/write/s:1024`) |
 | `pages` | the share of that time a step pays (`model_pages`) | `model/stride/f32/{read,write}/s:*`: strided f32 reads, writes at steps of 40 B to 6 KiB |
