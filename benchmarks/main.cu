@@ -43,9 +43,10 @@ constexpr const char* kBuiltArchitectures = "unknown";
 
 // GPU time per repetition unless --benchmark_min_time says otherwise. Google Benchmark sizes a
 // repetition to about 1.4x it (15 ms): at the default array size a coalesced copy runs 3 or
-// more iterations of 4 launches, each verified work of 10^8+ bytes; the three builds' 1,800+ benchmarks fit the
-// default run's 6 minutes. Given as the flag's default value, never per benchmark: Google
-// Benchmark would put it into every name. 1.8 takes "0.011s"; 1.7 only a plain number.
+// more iterations of 4 launches, each verified work of 10^8+ bytes, and the three builds'
+// 1,800+ benchmarks fit the default run's 6 minutes. Given as the flag's default value, never
+// per benchmark: Google Benchmark would put it into every name. 1.8 takes "0.011s"; 1.7 only a
+// plain number.
 #ifdef GMB_BENCHMARK_MIN_TIME_SUFFIX
 constexpr const char* kDefaultMinTimeFlag = "--benchmark_min_time=0.011s";
 #else

@@ -2,11 +2,11 @@
 # The default run timed as a new user meets it (docs/method.md, "Fast."):
 #   scripts/gmb run --out OUT/res [ARGS]
 # with every output line prefixed by the seconds since the start (OUT/gmb-lines.txt), the
-# total and the exit status in OUT/time.txt, and the benchmarks that took longest in
-# OUT/slowest.txt: each, with its build, the seconds between its first result line and the one
-# before or its binary's command line (each binary's start in its first benchmark's; set-up and
-# the build in none). On a fresh
-# machine (no build/) the total includes set-up and the build. Ctrl-C or SIGTERM is passed to
+# total and the exit status in OUT/time.txt, and in OUT/slowest.txt each binary's seconds and
+# the benchmarks that took longest: each the seconds from the result line before it (or its
+# binary's command line) to its own, with its build (a binary's start counts in its first
+# benchmark; set-up and the build in none). On a fresh machine (no build/) the total includes
+# set-up and the build. Ctrl-C or SIGTERM is passed to
 # `gmb run` once (it stops as it does alone, keeping what it measured) and the lines so far are
 # still written. Usage, from the repository root:
 #   scripts/device/time_run.sh OUT [gmb run options]
