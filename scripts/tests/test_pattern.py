@@ -655,3 +655,47 @@ def test_a_patterns_shape_follows_its_step_and_its_shared_words():
         pytest.approx(4 / 3)
     scatter = pattern_model.pattern_shape("scatter", 4, 1, 256, {**base, "pattern_lane_step": 2.0})
     assert (scatter.read_step, scatter.write_step) == (None, 8.0)
+
+
+def test_the_twin_is_the_built_in_of_the_same_bound_and_cost():
+    import pandas as pd
+    from gmbtools.analysis import pattern_twin
+    runs = pd.DataFrame({
+        "name": ["gather/random", "stride/f32/read/s:32", "warp/permute_across",
+                 "offset/f32/read/off:1", "scatter/random", "read/f32/ilp:1/grid:full",
+                 "ref/memcpy_d2d"],
+        "model_gbs": [340.0, 329.0, 2002.0, 2362.0, 300.0, 2500.0, float("nan")],
+        "model_bound": ["DRAM", "DRAM", "latency", "latency", "DRAM", "latency", ""]})
+    gathers = pattern_twin.candidates(runs, "gather")
+    assert list(gathers["name"]) == ["gather/random", "stride/f32/read/s:32",
+                                     "warp/permute_across", "offset/f32/read/off:1"]
+    # nearest cost of the same bound: the transposed 8-wide index (2302) costs as off:1
+    twin = pattern_twin.model_twin("latency", 2302.0, gathers, "warp/permute_across")
+    assert (twin.name, twin.same_cost) == ("offset/f32/read/off:1", True)
+    # the class's twin first where it costs the same
+    assert pattern_twin.model_twin("latency", 2150.0, gathers, "warp/permute_across").name == \
+        "warp/permute_across"
+    # a hash DRAM-bound at 243 GB/s: no built-in costs the same, the nearest is said
+    hashed = pattern_twin.model_twin("DRAM", 243.0, gathers, "gather/random")
+    assert (hashed.name, hashed.same_cost) == ("stride/f32/read/s:32", False)
+    assert pattern_twin.model_twin("L2 to SM", 900.0, gathers) is None
+    assert pattern_twin.candidates(runs, "write").empty
+
+
+@pytest.mark.skipif(not FRESH_RUN.is_dir(), reason="results/ is not in this checkout")
+def test_a_hash_shaped_like_the_random_gather_is_told_apart_by_the_model():
+    _, explanations = pattern_text.explained_file(FRESH_RUN / "pattern.json.gz")
+    by = {e.expression: e for e in explanations}
+    hashed = by["(i*2654435761)%n"]
+    assert hashed.like == "gather/random" and hashed.like_ratio < 0.8  # the shape's twin
+    assert not hashed.model_twin.same_cost
+    assert any(line.startswith("by the model no built-in of this run costs the same")
+               for line in hashed.lines)
+    # a pattern whose class's twin costs otherwise gets the built-in of its cost
+    pitched = by["(i%32)*8+(i/32)%8+(i/256)*256"]
+    assert pitched.shaped_like == "warp/permute_across"
+    assert pitched.like == "offset/f32/read/off:1" and abs(pitched.like_ratio - 1) <= 0.05
+    # every twin named by the model measures within 15 % of the pattern
+    for e in explanations:
+        if e.model_twin is not None and e.model_twin.same_cost and e.like_ratio:
+            assert abs(e.like_ratio - 1) <= 0.15, e.expression

@@ -14,7 +14,7 @@ class Shape:
     load_bytes_per_thread: float  # loads a thread has in flight at once (ilp x word)
     grid: str  # "full": one block per tile; "persistent": each SM's blocks loop
     dram_bytes: float  # the traffic model's DRAM bytes
-    efficiency: float  # useful / DRAM bytes
+    efficiency: float  # the bytes its GB/s counts / DRAM bytes (above 1 where lanes share words)
     threads_per_block: int = 256
     ld_sectors_per_req: float | None = None  # sectors one warp load brings to the SM
     word_bytes: float = 4.0

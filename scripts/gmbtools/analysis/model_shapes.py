@@ -28,6 +28,9 @@ L1_BYPASS = ("cg", "lu", "cv")
 CACHE_OP_REQUESTS = {"copy": 1.0, "stencil": 5.0}
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure
+# `warp/broadcast`: a warp's 32 lanes read one word and write 32, and its GB/s counts all 64;
+# the traffic model's useful bytes count the read word once (33 distinct words).
+BROADCAST_COUNTED = 64 / 33
 
 
 def _loads_past_l1(row) -> bool:
@@ -129,8 +132,8 @@ def shape_of(row) -> Shape | None:
         # a thread's loads each in its own line: a vector's a block apart, a tile's 8 rows apart
         spread = family == "vector" or (family == "transpose" and row.get("op") in TILED_RUNGS)
         return Shape(op="copy", load_bytes_per_thread=ilp * word, grid="full", dram_bytes=dram,
-                     efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=word,
-                     transposed_tiles=model_tiles.moves_tiles(row), store_extra=extra,
+                     efficiency=efficiency * _shared_words(row), ld_sectors_per_req=sectors,
+                     word_bytes=word, transposed_tiles=model_tiles.moves_tiles(row), store_extra=extra,
                      active=_active_lanes(row),
                      requests=requests,
                      spread_loads=spread, rows_apart=_rows_apart(row),
@@ -209,6 +212,13 @@ def _counted_share(row) -> float:
     size = float(element_bytes(str(row.get("type"))) or 4)
     fields = 4.0 * FIELDS.get(str(row.get("type")), size / 4)
     return (fields + 4.0) / (size + 4.0)  # the fields read and the 4-B word stored
+
+
+def _shared_words(row) -> float:
+    """The bytes the benchmark counts per distinct byte its lanes ask for: above 1 where lanes
+    share a word (`warp/broadcast`), which DRAM and the L2 move once; as `gmb pattern`'s
+    efficiency is (pattern_model.pattern_shape), the logical bytes are those the GB/s counts."""
+    return BROADCAST_COUNTED if row["family"] == "warp" and row["variant"] == "broadcast" else 1.0
 
 
 def _struct_loads(row) -> tuple[float, float]:

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gmbtools.analysis import littles_law, model_params, pattern_model
+from gmbtools.analysis import (frame, littles_law, model_params, model_predict, pattern_model,
+                               pattern_twin)
 from gmbtools.analysis.pattern_class import SECTOR_BYTES, classify, pattern_sectors, suggestion
 from gmbtools.data import results
 from gmbtools.data.naming import element_bytes, split_name
@@ -107,7 +108,9 @@ class Explanation:
     bound: str | None = None  # "bandwidth" or "latency", or the model's bound (model_bounds)
     model_bounds: dict = field(default_factory=dict)  # the model's bounds, GB/s by name
     kind: str | None = None  # broadcast, coalesced, misaligned, reversed, strided, permuted, ...
-    like: str | None = None  # the built-in benchmark it behaves like
+    like: str | None = None  # the built-in benchmark it behaves like: the model's twin, else the class's
+    shaped_like: str | None = None  # the class's twin (the same sectors per request)
+    model_twin: pattern_twin.Twin | None = None  # the same bound's nearest cost (pattern_twin)
     like_in_run: bool = False
     like_gbs: float | None = None
     like_ratio: float | None = None  # measured / the built-in's
@@ -192,7 +195,8 @@ def explain(loaded: results.Results) -> tuple[Setting, list[Explanation]]:
     medians = results.median_by_name(loaded.records)
     where = setting(loaded, medians)
     try:
-        return where, [explain_one(m, where, medians) for m in medians.values()
+        predicted = _builtin_predictions(loaded) if where.params is not None else None
+        return where, [explain_one(m, where, medians, predicted) for m in medians.values()
                        if m.family == FAMILY]
     except ValueError as err:  # a name this version of gmb does not know how to read
         raise GmbError(f"{loaded.path}: {err}") from None
@@ -202,8 +206,14 @@ def explain_file(path: str | Path) -> tuple[Setting, list[Explanation]]:
     return explain(results.load(path))
 
 
-def explain_one(median: results.Median, where: Setting,
-                medians: dict[str, results.Median]) -> Explanation:
+def _builtin_predictions(loaded: results.Results):
+    """name, model_gbs and model_bound of every benchmark of the run (model_predict)."""
+    medians = frame.medians_frame([loaded])
+    return medians[["name"]].join(model_predict.predictions(medians)[["model_gbs", "model_bound"]])
+
+
+def explain_one(median: results.Median, where: Setting, medians: dict[str, results.Median],
+                predicted=None) -> Explanation:
     expr, op, word, params = parse_name(median.name)
     c = median.counters
     e = Explanation(
@@ -226,7 +236,14 @@ def explain_one(median: results.Median, where: Setting,
         e.model_bounds = found
         e.bound = min(found, key=found.get)
         e.predicted_gbs = found[e.bound]
-    e.kind, e.like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req, e.k)
+    e.kind, e.shaped_like, shape = classify(c, op, word, e.word_bytes, e.sectors_per_req, e.k)
+    e.like = e.shaped_like
+    if found and predicted is not None:  # the twin by the model's bound and cost
+        e.model_twin = pattern_twin.model_twin(e.bound, e.predicted_gbs,
+                                               pattern_twin.candidates(predicted, op),
+                                               e.shaped_like)
+        if e.model_twin is not None and e.model_twin.same_cost:
+            e.like = e.model_twin.name
     if e.like is not None and (twin := medians.get(e.like)) is not None:
         e.like_in_run = True
         e.like_gbs = _gbs(twin)

@@ -36,20 +36,35 @@ def lines_of(e: Explanation, c: dict[str, float], where: Setting, shape: str) ->
                   "same element" if e.k and e.k > 1 else "")
         lines.insert(1, f"above the theoretical peak: L1/L2 served part of it (elements read "
                         f"more than once?){repeat}")
-    if e.like is None:
-        lines.append(f"no built-in benchmark measures this case for word {e.word} and op {e.op}")
-    elif not e.like_in_run:
-        lines.append(f"behaves like {e.like} (not in this run: --compare measures it)")
-    elif e.like_gbs is None:
-        lines.append(f"behaves like {e.like}, which errored in this run")
-    else:
-        ratio = f"; this pattern measures {e.like_ratio:.2f}× that" if e.like_ratio else ""
-        lines.append(f"behaves like {e.like}: {e.like_gbs:.0f} GB/s in this run{ratio}")
+    lines += _twin_lines(e)
     if e.suggestion:
         lines.append(f"try: {e.suggestion}")
     if e.compile_s is not None:
         lines.append(f"kernel from the on-disk cache, loaded in {e.compile_s:.2g} s" if e.cached
                      else f"compiled by NVRTC and loaded in {e.compile_s:.2g} s")
+    return lines
+
+
+def _twin_lines(e: Explanation) -> list[str]:
+    """The built-in it behaves like: the same bound and cost by the model where one of the run
+    has them (pattern_twin), else the class's twin, and then the nearest cost of its bound."""
+    t = e.model_twin
+    by_model = t is not None and t.same_cost and t.name == e.like
+    why = f" (by the model: {t.bound}-bound as this pattern, predicted {t.predicted_gbs:.0f} GB/s)" \
+        if by_model else ""
+    if e.like is None:
+        lines = [f"no built-in benchmark measures this case for word {e.word} and op {e.op}"]
+    elif not e.like_in_run:
+        lines = [f"behaves like {e.like}{why} (not in this run: --compare measures it)"]
+    elif e.like_gbs is None:
+        lines = [f"behaves like {e.like}{why}, which errored in this run"]
+    else:
+        ratio = f"; this pattern measures {e.like_ratio:.2f}× that" if e.like_ratio else ""
+        lines = [f"behaves like {e.like}{why}: {e.like_gbs:.0f} GB/s in this run{ratio}"]
+    if t is not None and not t.same_cost and e.predicted_gbs:
+        lines.append(f"by the model no built-in of this run costs the same: the nearest "
+                     f"{t.bound}-bound one, {t.name}, is predicted {t.predicted_gbs:.0f} GB/s, "
+                     f"{t.predicted_gbs / e.predicted_gbs:.2f}× this pattern's")
     return lines
 
 
