@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 H100_RUN = REPO / "results/nvidia-h100-80gb-hbm3/20261128-074929/default.json.gz"
 # the three builds of one run: the cg build's plain loads keep no line in the L1
 H200_CG = REPO / "results/nvidia-h200/20261202-145311/cg.json.gz"
+# with every probe the predictions use, the newest among them
+H200_EVERY_PROBE = REPO / "results/nvidia-h200/20261202-022619/default.json.gz"
 # with every calibration probe (persistent streams, reduce trees)
 H100_PROBES = REPO / "results/nvidia-h100-80gb-hbm3/20261128-010252/default.json.gz"
 # ... and the two-output mix and the empty blocks
@@ -105,8 +107,11 @@ def h100():
     return frame.medians_frame([results.load(H100_RUN)])
 
 
-@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES, H200_PROBES, H200_CG],
-                         ids=["h100", "h100-before-the-drain", "h200", "h200-cg"])
+@pytest.mark.parametrize("run", [H100_RUN, H100_PROBES, H200_PROBES, H200_CG,
+                                 H200_CG.parent / "default.json.gz", H200_CG.parent / "ca.json.gz",
+                                 H200_EVERY_PROBE],
+                         ids=["h100", "h100-before-the-drain", "h200", "h200-cg", "h200-default",
+                              "h200-ca", "h200-every-probe"])
 def test_no_prediction_uses_a_number_its_own_family_measured(run):
     """The issue's check: parameters built from the run with a family removed predict every
     benchmark of that family the same (within 1 %) as the model does."""
@@ -408,3 +413,14 @@ def test_a_broadcast_counts_each_lanes_word_as_its_gbs_does():
         _, members = record_family(folder, "warp")
         ratios = members.loc[members.index == "warp/broadcast", "ratio"]
         assert len(ratios) and ((ratios - 1).abs() <= 0.05).all(), folder.name
+
+
+def test_the_section_says_where_the_probes_put_the_dram_page(h100):
+    (line,) = [line for line in model_section.model_lines(h100) if line.startswith("DRAM pages")]
+    curves = model_params.params_from(h100).pages
+    read_page, write_page = curves["read"].reaches(1.0), curves["write"].reaches(1.0)
+    # about 1 KiB for reads (an HBM3 pseudo-channel's page), less for writes
+    assert 768 < read_page < 1536 and 384 < write_page < read_page
+    assert f"a read strided {read_page:.0f} B or more" in line
+    assert curves["read"].share(read_page) == pytest.approx(1.0, abs=1e-6)
+    assert curves["read"].reaches(5.0) is None  # no probe pays five random accesses

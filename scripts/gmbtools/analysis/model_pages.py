@@ -59,6 +59,23 @@ class PageCurve:
         return monotone_cubic(np.log2(steps), np.array(shares), math.log2(step))
 
 
+    def reaches(self, level: float) -> float | None:
+        """The step (bytes) from which the share is `level` (the curve through the probes,
+        bisected in log2(step) between the first probe that reaches it and the one before), or
+        None where no probe does: with `level` 1, the DRAM page as the probes see it, the step
+        from which a strided access pays what a random one does."""
+        at = np.nonzero(self.shares >= level)[0]
+        if not len(at):
+            return None
+        if at[0] == 0:
+            return float(self.steps[0])
+        lo, hi = math.log2(self.steps[at[0] - 1]), math.log2(self.steps[at[0]])
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if self.share(2 ** mid) < level else (lo, mid)
+        return 2 ** hi
+
+
 def monotone_cubic(x: np.ndarray, y: np.ndarray, at: float) -> float:
     """The piecewise cubic through (x, y) that keeps the points' rises and falls (no overshoot
     between two points; Fritsch and Carlson's slopes, the ends by the three-point rule), at

@@ -28,9 +28,6 @@ L1_BYPASS = ("cg", "lu", "cv")
 CACHE_OP_REQUESTS = {"copy": 1.0, "stencil": 5.0}
 ONE_WORD_STORES = (*STRUCT_FAMILIES, "reuse", "cache_op", "readonly")
 FIELDS = {"s8": 2, "p12": 3, "a12": 3, "s16": 4, "s32": 8, "s64": 16}  # floats per structure
-# `warp/broadcast`: a warp's 32 lanes read one word and write 32, and its GB/s counts all 64;
-# the traffic model's useful bytes count the read word once (33 distinct words).
-BROADCAST_COUNTED = 64 / 33
 
 
 def _loads_past_l1(row) -> bool:
@@ -215,10 +212,9 @@ def _counted_share(row) -> float:
 
 
 def _shared_words(row) -> float:
-    """The bytes the benchmark counts per distinct byte its lanes ask for: above 1 where lanes
-    share a word (`warp/broadcast`), which DRAM and the L2 move once; as `gmb pattern`'s
-    efficiency is (pattern_model.pattern_shape), the logical bytes are those the GB/s counts."""
-    return BROADCAST_COUNTED if row["family"] == "warp" and row["variant"] == "broadcast" else 1.0
+    """The bytes the GB/s counts per distinct byte (the traffic model's useful bytes), as `gmb
+    pattern`'s efficiency: `warp/broadcast`'s 32 lanes read one word, write 32, count 64."""
+    return 64 / 33 if row["family"] == "warp" and row["variant"] == "broadcast" else 1.0
 
 
 def _struct_loads(row) -> tuple[float, float]:

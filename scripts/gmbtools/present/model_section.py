@@ -5,7 +5,7 @@ benchmarks farthest from their prediction with the bound the model names for the
 
 import pandas as pd
 
-from gmbtools.analysis import frame, model_chases, model_check
+from gmbtools.analysis import frame, model_chases, model_check, model_pages, model_params
 from gmbtools.data.results import Results
 
 HEADING = "## Model: measured vs predicted"
@@ -29,7 +29,7 @@ def model_lines(medians: pd.DataFrame, doc_link: str = DOC) -> list[str]:
              f"Within {model_check.TOLERANCE:.0%}: |measured / predicted − 1| ≤"
              f" {model_check.TOLERANCE}; `ref/` and `peer/` are references and `model/` the"
              " calibration, not counted.", ""]
-    lines += partition_lines(medians)
+    lines += partition_lines(medians) + page_lines(medians)
     for c in checks:
         lines += [f"### Flavor `{c.flavor}`", "",
                   f"{c.within} of {c.benchmarks} benchmarks within {model_check.TOLERANCE:.0%}"
@@ -67,6 +67,25 @@ def partition_lines(medians: pd.DataFrame) -> list[str]:
         return [line + " on every SM: one L2, as near to all.", ""]
     return [line + f" on its half and {l2.far_first_ns:.1f} ns ({l2.far_first_min_ns:.1f} to"
             f" {l2.far_first_max_ns:.1f}) on the other, {l2.far_sms}{of} SMs: two partitions.", ""]
+
+
+def page_lines(medians: pd.DataFrame) -> list[str]:
+    """The DRAM page as the calibration's strided probes see it (the first file's), one
+    paragraph ([] without the probes)."""
+    if medians.empty or "file" not in medians.columns:
+        return []
+    rows = medians.loc[medians["file"] == medians["file"].iloc[0]]
+    curves = model_params.params_from(rows).pages or {}
+    said = []
+    for side in ("read", "write"):
+        curve = curves.get(side)
+        page, half = (curve.reaches(1.0), curve.reaches(0.5)) if curve else (None, None)
+        if page and half:
+            said.append(f"a {side} strided {page:.0f} B or more pays a random {side}'s extra"
+                        f" DRAM time (half of it at {half:.0f} B)")
+    if not said:
+        return []
+    return [f"DRAM pages (`{model_pages.PROBES.format('*')}*`): " + "; ".join(said) + ".", ""]
 
 
 def summary_lines(loaded: dict[str, Results | str | None], doc_link: str) -> list[str]:
