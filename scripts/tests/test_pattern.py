@@ -695,6 +695,12 @@ def test_a_hash_shaped_like_the_random_gather_is_told_apart_by_the_model():
     pitched = by["(i%32)*8+(i/32)%8+(i/256)*256"]
     assert pitched.shaped_like == "warp/permute_across"
     assert pitched.like == "offset/f32/read/off:1" and abs(pitched.like_ratio - 1) <= 0.05
+    # --json carries the model's twin as plain values
+    record = json.loads(json.dumps(pattern_text.records(explanations)))[5]
+    assert record["expression"] == "(i*2654435761)%n"
+    assert record["model_twin"] == {"name": "stride/f32/read/s:32", "bound": "DRAM",
+                                    "predicted_gbs": pytest.approx(329, abs=1),
+                                    "same_cost": False}
     # every twin named by the model measures within 15 % of the pattern
     for e in explanations:
         if e.model_twin is not None and e.model_twin.same_cost and e.like_ratio:

@@ -57,4 +57,4 @@ def model_twin(bound: str | None, predicted_gbs: float | None, rows: pd.DataFram
         best = named.iloc[0]
     gbs = float(best["model_gbs"])
     return Twin(name=str(best["name"]), bound=bound, predicted_gbs=gbs,
-                same_cost=abs(gbs / predicted_gbs - 1) <= SAME_COST)
+                same_cost=bool(abs(gbs / predicted_gbs - 1) <= SAME_COST))

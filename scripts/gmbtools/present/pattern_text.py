@@ -3,6 +3,7 @@ bound that wins, its class, the built-in it behaves like, a fix), the printed te
 explanation.md of a saved run and the `--json` records. The numbers come from
 analysis/pattern_explain.py; this module only says them."""
 
+import dataclasses
 from typing import Any
 
 from gmbtools.analysis import arch
@@ -195,7 +196,8 @@ def markdown(where: Setting, explanations: list[Explanation], *commands: str) ->
 def records(explanations: list[Explanation]) -> list[dict[str, Any]]:
     """The explanations as plain dicts (`gmb pattern --json`), without what only the words
     need."""
-    return [{k: v for k, v in vars(e).items() if k not in _FOR_THE_WORDS} for e in explanations]
+    return [{k: dataclasses.asdict(v) if dataclasses.is_dataclass(v) else v  # the model's twin
+             for k, v in vars(e).items() if k not in _FOR_THE_WORDS} for e in explanations]
 
 
 _FOR_THE_WORDS = ("counters", "shape_text")
