@@ -3,11 +3,13 @@
 // family. Before anything is registered the expression is evaluated on the GPU into an index
 // table: an index outside [0, n) or an undefined operation stops the run with one line naming
 // the first thread; the traffic model reads the table's sampled warps as it reads the built-in
-// maps; verification checks every output against the table. Bytes: threads * K * word read
+// maps, and the loads' DRAM bytes from the whole table replayed through the L2 (l2_replay.hpp);
+// verification checks every output against the table. Bytes: threads * K * word read
 // and/or written. Names: pattern/<expr>/<op>/<word>/k:K/block:B (n:N, nthreads:T when given;
 // not threads:, which Google Benchmark appends to names of its own).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +19,7 @@
 #include "benchmarks/builders/residency.cuh"
 #include "benchmarks/families.hpp"
 #include "gmb/inflight.hpp"
+#include "gmb/l2_replay.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/pattern_expr.hpp"
 #include "gmb/pattern_program.hpp"
@@ -131,6 +134,29 @@ sampled_table sample_table(const device_buffer& table, std::size_t threads, unsi
   });
 }
 
+/// The loads' DRAM bytes over the whole launch (l2_replay.hpp): what the traffic model's windows
+/// of 64 warps miss, a line re-read far apart, from the L2 or not. For the operations whose
+/// loads follow the expression; the stores go to the other array (a gather's coalesced).
+l2_replay_result replay_loads(const compiled_pattern& p, pattern_op op, std::size_t threads,
+                              unsigned k, unsigned block, unsigned word_bytes, environment& env) {
+  const std::size_t in_flight = std::size_t(resident_blocks(p.run_kernel, block, 0)) * block *
+                                std::size_t(env.device().sms);
+  const l2_replay_launch launch{threads, k, block, std::min(in_flight, threads),
+                                env.device().l2_bytes};
+  const std::uint64_t out = std::uint64_t(1) << 40;  // past any array: the other buffer
+  const coalesced_slots_map coalesced{block, k, word_shape{word_bytes, word_bytes}};
+  return replay_l2(
+      launch, word_bytes,
+      [&](std::size_t first, std::size_t count) {
+        return p.table.copy_words_to_host(first, count, env.stream());
+      },
+      [&](std::size_t t, unsigned s, std::uint64_t e) -> std::uint64_t {
+        if (op == pattern_op::kCopy) return out + e * word_bytes;
+        if (op == pattern_op::kGather) return out + std::uint64_t(coalesced(t, s)) * word_bytes;
+        return kNoAccess;
+      });
+}
+
 /// Loads an SM keeps in flight (inflight.hpp): its resident blocks' K loads of the word.
 double resident_bytes_in_flight(const void* kernel, unsigned block, unsigned k,
                                 unsigned word_bytes) {
@@ -235,19 +261,29 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
 
   const sampled_table_map pattern_side{&sampled, w.shape};
   const coalesced_slots_map coalesced_side{block, k, w.shape};
+  // The loads that follow the expression: sectors from the windows, DRAM bytes from the
+  // whole launch (a line re-read after the windows).
+  double set_bytes = 0;
+  const auto pattern_loads = [&] {
+    traffic_prediction loads = predict_traffic(pattern_side, threads, align, access_kind::kLoad);
+    const l2_replay_result replayed = replay_loads(*p, op, threads, k, block, wb, env);
+    loads.dram_bytes = replayed.load_dram_bytes;
+    set_bytes = replayed.set_bytes;
+    return loads;
+  };
   switch (op) {
     case pattern_op::kRead:
-      c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad);
+      c.model = pattern_loads();
       break;
     case pattern_op::kWrite:
       c.model = predict_traffic(pattern_side, threads, align, access_kind::kStore);
       break;
     case pattern_op::kCopy:
-      c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad) +
+      c.model = pattern_loads() +
                 predict_traffic(pattern_side, threads, align, access_kind::kStore);
       break;
     case pattern_op::kGather:
-      c.model = predict_traffic(pattern_side, threads, align, access_kind::kLoad) +
+      c.model = pattern_loads() +
                 predict_traffic(coalesced_side, threads, align, access_kind::kStore);
       break;
     case pattern_op::kScatter:
@@ -265,8 +301,12 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
       {"bytes_in_flight_per_sm",
        op == pattern_op::kWrite ? 0.0 : resident_bytes_in_flight(p->run_kernel, block, k, wb)}};
   // Reported only where the warps have them (NaN: the step varies, no consecutive lanes).
-  const measurements where_defined = {{"pattern_lane_step", shape.lane_step},
-                                      {"pattern_aligned_fraction", shape.aligned_fraction}};
+  const bool loads_follow =
+      op == pattern_op::kRead || op == pattern_op::kCopy || op == pattern_op::kGather;
+  const measurements where_defined = {
+      {"pattern_lane_step", shape.lane_step},
+      {"pattern_aligned_fraction", shape.aligned_fraction},
+      {"pattern_set_bytes", loads_follow ? set_bytes : std::nan("")}};
   for (const auto& entry : where_defined) {
     if (!std::isnan(entry.second)) counters.push_back(entry);
   }

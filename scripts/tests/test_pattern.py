@@ -224,6 +224,28 @@ def test_above_the_peak_says_caches_served_it(tmp_path):
                    for e in explanations if e is not above for line in e.lines)
 
 
+def test_loads_that_re_read_a_set_say_how_large_it_is(tmp_path):
+    # The binary's replay of the whole launch: `(i%32)*32+i/32` at 16M threads reads a 2.1-MB
+    # set 32 times over (2,105,088 B read from DRAM on an H100, by Nsight Compute).
+    doc = json.loads(SYNTHETIC.read_text(encoding="utf-8"))
+    for b in doc["benchmarks"]:
+        if b["run_name"].startswith("pattern/(i%32)*32+i÷32/read/"):
+            b.update(pattern_set_bytes=2101120.0, model_dram_bytes=2101120.0,
+                     pattern_threads=16777216.0)
+        elif b["run_name"].startswith("pattern/i/read/f32/"):
+            b.update(pattern_set_bytes=2013265920.0)  # a stream: each granule once
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    _, explanations = pattern_text.explained_file(path)
+    by_key = {(e.expression, e.op): e for e in explanations}
+    said = [line for line in by_key[("(i%32)*32+i/32", "read")].lines if "a set of" in line]
+    assert said == ["its loads read a set of 2.1 MB (31.9× over): DRAM brings what the L2 does "
+                    "not keep between re-reads, 2.1 MB in all with the stores (model_dram_bytes: "
+                    "the whole launch replayed through the L2)"]
+    assert not any("a set of" in line for e in explanations if e.expression != "(i%32)*32+i/32"
+                   for line in e.lines)
+
+
 def test_compile_lines_and_errors(explained):
     _, by_key = explained
     assert by_key[("i", "read", "f32")].lines[-1] == "compiled by NVRTC and loaded in 0.41 s"

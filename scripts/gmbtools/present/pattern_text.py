@@ -31,7 +31,7 @@ def word(where: Setting, explanations: list[Explanation]) -> list[Explanation]:
 
 
 def lines_of(e: Explanation, c: dict[str, float], where: Setting, shape: str) -> list[str]:
-    lines = [_summary_line(e), _bound_line(e, c, where), shape]
+    lines = [_summary_line(e), _bound_line(e, c, where), shape] + _set_lines(e, c)
     if e.pct_peak is not None and e.pct_peak > 100:  # DRAM cannot do that: caches served it
         repeat = (f"; with --k {e.k}, does the index use k? without it every slot reads the "
                   "same element" if e.k and e.k > 1 else "")
@@ -44,6 +44,19 @@ def lines_of(e: Explanation, c: dict[str, float], where: Setting, shape: str) ->
         lines.append(f"kernel from the on-disk cache, loaded in {e.compile_s:.2g} s" if e.cached
                      else f"compiled by NVRTC and loaded in {e.compile_s:.2g} s")
     return lines
+
+
+def _set_lines(e: Explanation, c: dict[str, float]) -> list[str]:
+    """Loads that re-read a set four times over or more: how large it is (the binary replays
+    the whole launch through the L2 for their DRAM bytes, include/gmb/l2_replay.hpp)."""
+    set_bytes = c.get("pattern_set_bytes")
+    loaded = (e.threads or 0) * (e.k or 0) * (e.word_bytes or 0)
+    if not set_bytes or loaded < 4 * set_bytes:
+        return []
+    return [f"its loads read a set of {set_bytes / 1e6:.3g} MB ({loaded / set_bytes:.3g}× over): "
+            f"DRAM brings what the L2 does not keep between re-reads, "
+            f"{c.get('model_dram_bytes', 0) / 1e6:.3g} MB in all with the stores "
+            f"(model_dram_bytes: the whole launch replayed through the L2)"]
 
 
 def _twin_lines(e: Explanation) -> list[str]:
