@@ -11,9 +11,9 @@
 //   for such a set: it is two partitions, and a line read by an SM of the far half is held in
 //   the near half too (model/l2_partition: once an SM has read a line, it is near it), so a
 //   line read from anywhere takes 1.5 places on average.
-// Measured with Nsight Compute on an H200 (docs/pattern.md): pairs of loads of one granule,
-// 4K to 2M threads apart, read 536.9 to 1073.7 MB where the replay gives 536.9 to 1073.7; a
-// hash's 894.5 MB, 871.6 replayed; on an H100 970.9 and 958.2.
+// Checked against Nsight Compute's DRAM reads on an H200 and an H100 (tests/host/
+// l2_replay_test.cpp, docs/pattern.md): pairs of loads of one granule far apart, hashes, the
+// transpose index's 2-MiB set.
 //
 // A large launch is replayed on a sample of its lines (a line hashed in or out, the L2 scaled
 // down alike): about kReplaySampledAccesses accesses at most.

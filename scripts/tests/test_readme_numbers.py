@@ -316,7 +316,7 @@ def test_the_pattern_output_is_its_runs():
     ratios = [float(m) for m in re.findall(r"^\|[^|]*\|[^|]*\|[^|]*\|[^|]*\|[^|]*\|[^|]*\| ([0-9.]+) \|",
                                            explained, re.M)]
     assert len(ratios) == 13
-    assert f"thirteen\nexpressions {min(ratios):.3f} to {max(ratios):.3f} of the model on an H100" \
+    assert f"thirteen\nexpressions {min(ratios):.3f} to {max(ratios):.3f} of the model of its day on an H100" \
         in text
 
 

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gmb/l2_replay.hpp"
@@ -104,6 +107,71 @@ TEST(L2Replay, ALargeLaunchIsSampledAndCountsTheSame) {
   EXPECT_GT(whole.load_dram_bytes, 1.1 * whole.set_bytes);  // some granules read twice
   EXPECT_NEAR(part.set_bytes / whole.set_bytes, 1.0, 0.03);
   EXPECT_NEAR(part.load_dram_bytes / whole.load_dram_bytes, 1.0, 0.03);
+}
+
+/// The gather `gmb pattern` runs: 16M threads over n = 2^29 floats, each storing its value
+/// coalesced; on an H200 (60 MiB of L2) or an H100 (50 MiB), 132 SMs of 2,048 threads each.
+double gather_reads(std::function<std::uint64_t(std::uint64_t)> index,
+                    std::size_t l2_bytes = std::size_t(60) << 20) {
+  const l2_replay_launch launch{std::size_t(1) << 24, 1, 256, 270336, l2_bytes};
+  const auto store = [](std::size_t t, unsigned, std::uint64_t) {
+    return (std::uint64_t(1) << 40) + std::uint64_t(t) * 4;
+  };
+  return replay_l2(launch, 4, table_of(std::move(index)), store).load_dram_bytes;
+}
+
+TEST(L2Replay, ReadsWhatNsightComputeMeasuredOnAnH200) {
+  // DRAM bytes read, Nsight Compute (dram__bytes_read.sum), one launch after an L2 flush:
+  // results/nvidia-h200/20261203-103300-l2-replay/ (ncu13/ncu.csv.gz, ncu-pairs/ncu.csv.gz).
+  const std::uint64_t n = std::uint64_t(1) << 29;
+  const auto mix = [n](std::uint64_t i) {
+    const std::uint64_t a = i * 2654435761u % 4294967296u, b = (a ^ (a / 8192)) * 1540483477u %
+                                                                 4294967296u;
+    return (b ^ (b / 65536)) % n;
+  };
+  const auto pair = [](std::uint64_t lag) {
+    return [lag](std::uint64_t i) {
+      return ((i / (lag * 2)) * lag + (i % lag) * 40503 % lag) * 2654435761u % 33554432 * 16 +
+             (i / lag) % 2 * 8;
+    };
+  };
+  const struct {
+    const char* expression;
+    std::function<std::uint64_t(std::uint64_t)> index;
+    double ncu_bytes;
+  } cases[] = {
+      {"i * 32", [](std::uint64_t i) { return i * 32; }, 1073778000},
+      {"(i % 32) * 32 + i / 32", [](std::uint64_t i) { return i % 32 * 32 + i / 32; }, 2111000},
+      {"(i * 2654435761) % n", [n](std::uint64_t i) { return i * 2654435761u % n; }, 895943000},
+      {"(i / 1024) * 1024 + (i * 37) % 1024",
+       [](std::uint64_t i) { return i / 1024 * 1024 + i * 37 % 1024; }, 67131000},
+      {"i * 3", [](std::uint64_t i) { return i * 3; }, 201346000},
+      {"i / 2", [](std::uint64_t i) { return i / 2; }, 33564000},
+      {"mixed hash", mix, 1063788000},
+      {"pairs 131072 apart", pair(131072), 538.5e6},
+      {"pairs 262144 apart", pair(262144), 623.0e6},
+      {"pairs 524288 apart", pair(524288), 1054.4e6},
+  };
+  for (const auto& c : cases) {
+    const double replayed = gather_reads(c.index);
+    std::printf("%s: replayed %.1f MB, Nsight Compute %.1f MB (%.3f)\n", c.expression,
+                replayed / 1e6, c.ncu_bytes / 1e6, replayed / c.ncu_bytes);
+    // The pairs 262,144 threads apart: 0.93 (the L2 keeps more of them than the replay).
+    const double within = std::string(c.expression) == "pairs 262144 apart" ? 0.08 : 0.05;
+    EXPECT_NEAR(replayed / c.ncu_bytes, 1.0, within) << c.expression << ": " << replayed;
+  }
+}
+
+TEST(L2Replay, ReadsWhatNsightComputeMeasuredOnAnH100) {
+  // results/nvidia-h100-80gb-hbm3/20261127-155827-pattern-model/ncu-patterns.csv
+  const std::uint64_t n = std::uint64_t(1) << 29;
+  const std::size_t l2 = std::size_t(50) << 20;
+  const double hash = gather_reads([n](std::uint64_t i) { return i * 2654435761u % n; }, l2);
+  const double transposed = gather_reads([](std::uint64_t i) { return i % 32 * 32 + i / 32; }, l2);
+  std::printf("H100: the hash replayed %.1f MB (Nsight Compute 970.9), the transpose index "
+              "%.3f MB (2.105)\n", hash / 1e6, transposed / 1e6);
+  EXPECT_NEAR(hash / 970.9e6, 1.0, 0.05);
+  EXPECT_NEAR(transposed / 2105088, 1.0, 0.05);
 }
 
 }  // namespace
