@@ -263,12 +263,14 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   const coalesced_slots_map coalesced_side{block, k, w.shape};
   // The loads that follow the expression: sectors from the windows, DRAM bytes from the
   // whole launch (a line re-read after the windows).
-  double set_bytes = 0;
+  double set_bytes = std::nan("");  // reported where the whole launch was replayed
   const auto pattern_loads = [&] {
     traffic_prediction loads = predict_traffic(pattern_side, threads, align, access_kind::kLoad);
     const l2_replay_result replayed = replay_loads(*p, op, threads, k, block, wb, env);
-    loads.dram_bytes = replayed.load_dram_bytes;
-    set_bytes = replayed.set_bytes;
+    if (replayed.replayed) {  // else past the replay's bounds: the windows' bytes
+      loads.dram_bytes = replayed.load_dram_bytes;
+      set_bytes = replayed.set_bytes;
+    }
     return loads;
   };
   switch (op) {
@@ -301,12 +303,10 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
       {"bytes_in_flight_per_sm",
        op == pattern_op::kWrite ? 0.0 : resident_bytes_in_flight(p->run_kernel, block, k, wb)}};
   // Reported only where the warps have them (NaN: the step varies, no consecutive lanes).
-  const bool loads_follow =
-      op == pattern_op::kRead || op == pattern_op::kCopy || op == pattern_op::kGather;
   const measurements where_defined = {
       {"pattern_lane_step", shape.lane_step},
       {"pattern_aligned_fraction", shape.aligned_fraction},
-      {"pattern_set_bytes", loads_follow ? set_bytes : std::nan("")}};
+      {"pattern_set_bytes", set_bytes}};
   for (const auto& entry : where_defined) {
     if (!std::isnan(entry.second)) counters.push_back(entry);
   }

@@ -16,7 +16,8 @@
 // transpose index's 2-MiB set.
 //
 // A large launch is replayed on a sample of its lines (a line hashed in or out, the L2 scaled
-// down alike): about kReplaySampledAccesses accesses at most.
+// down alike): about kReplaySampledAccesses accesses. Past kReplayMostSlots slots, or when a
+// few hot lines keep more than kReplayMostTrace accesses, nothing is replayed (`replayed`).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +31,11 @@ namespace gmb {
 
 inline constexpr unsigned kL2LineBytes = 128;
 inline constexpr double kL2HeldShare = 2.0 / 3.0;  // of the L2's bytes, for lines read anywhere
-inline constexpr std::size_t kReplaySampledAccesses = std::size_t(1) << 21;
+inline constexpr std::size_t kReplaySampledAccesses = std::size_t(1) << 22;
+/// Bounds of the host's work: the slots it reads (a table of 1 GiB) and the accesses it keeps
+/// (a few lines every warp touches, which the sample keeps or drops whole).
+inline constexpr std::size_t kReplayMostSlots = std::size_t(1) << 28;
+inline constexpr std::size_t kReplayMostTrace = std::size_t(1) << 24;
 inline constexpr std::uint64_t kNoAccess = ~std::uint64_t(0);
 
 /// The launch as the replay needs it.
@@ -43,6 +48,7 @@ struct l2_replay_launch {
 };
 
 struct l2_replay_result {
+  bool replayed = false;       // false: a launch past the replay's bounds (below), nothing known
   double set_bytes = 0;        // distinct 64-B granules the loads touch, x 64
   double load_dram_bytes = 0;  // what DRAM reads for the loads
 };
@@ -97,9 +103,13 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
     std::uint64_t sector;  // byte address / 32, the top bit set for a store
   };
   constexpr std::uint64_t kStoreBit = std::uint64_t(1) << 63;
-  const double accesses = double(launch.threads) * launch.k * 2;
+  const std::uint64_t slots_in_all = std::uint64_t(launch.threads) * launch.k;
+  if (slots_in_all > kReplayMostSlots || launch.k == 0) return {};
+  // Sectors a word may span, loads and stores: the sample's share of them is most_accesses.
+  const std::uint64_t sectors_per_word = (word_bytes + kSectorBytes - 1) / kSectorBytes + 1;
+  const std::uint64_t accesses = slots_in_all * sectors_per_word * 2;
   const std::uint64_t sample =
-      std::max<std::uint64_t>(1, std::uint64_t(accesses / double(most_accesses)) + 1);
+      std::max<std::uint64_t>(1, (accesses + most_accesses - 1) / most_accesses);
   const auto sampled = [&](std::uint64_t line) { return detail::mix64(line) % sample == 0; };
   const double window = double(std::max<std::size_t>(launch.in_flight, 1));
 
@@ -116,29 +126,36 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
     }
   };
   std::vector<access> trace;
-  const auto add = [&](double time, std::uint64_t byte, bool is_store) {
+  // A sector a warp's slot touched for the lane before is the same request: kept once.
+  std::vector<std::uint64_t> last(std::size_t(launch.k) * 2, kNoAccess);
+  const auto add = [&](double time, std::uint64_t byte, bool is_store, unsigned slot) {
+    std::uint64_t& previous = last[slot * 2 + (is_store ? 1 : 0)];
     for (std::uint64_t s = byte / kSectorBytes; s <= (byte + word_bytes - 1) / kSectorBytes; ++s) {
-      if (sampled(s * kSectorBytes / kL2LineBytes)) {
+      if (s != previous && sampled(s * kSectorBytes / kL2LineBytes)) {
         trace.push_back({time, is_store ? (s | kStoreBit) : s});
       }
     }
+    previous = (byte + word_bytes - 1) / kSectorBytes;
   };
-  const std::size_t chunk = std::size_t(1) << 22;  // threads whose slots are copied at once
+  // Threads whose slots are copied at once: 4M slots.
+  const std::size_t chunk = std::max<std::size_t>(1, (std::size_t(1) << 22) / launch.k);
   for (std::size_t first = 0; first < launch.threads; first += chunk) {
     const std::size_t count = std::min(chunk, launch.threads - first);
     const std::vector<std::uint32_t> slots = fetch(first * launch.k, count * launch.k);
     for (std::size_t t = first; t < first + count; ++t) {
+      if (t % kWarpSize == 0) std::fill(last.begin(), last.end(), kNoAccess);
+      if (trace.size() > kReplayMostTrace) return {};
       const std::uint64_t b = t / launch.block;
       const double late = double(detail::mix64(b) >> 11) / double(std::uint64_t(1) << 53);
       const double time = double(t) + late * window;
       for (unsigned s = 0; s < launch.k; ++s) {
         const std::uint64_t byte = std::uint64_t(slots[(t - first) * launch.k + s]) * word_bytes;
         mark(byte);
-        add(time, byte, false);
+        add(time, byte, false, s);
       }
       for (unsigned s = 0; s < launch.k; ++s) {
         const std::uint64_t e = slots[(t - first) * launch.k + s];
-        if (const std::uint64_t a = store(t, s, e); a != kNoAccess) add(time + 0.5, a, true);
+        if (const std::uint64_t a = store(t, s, e); a != kNoAccess) add(time + 0.5, a, true, s);
       }
     }
   }
@@ -175,7 +192,10 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
   // is counted exactly whatever the sample holds of it.
   l2_replay_result out;
   out.set_bytes = set_granules * kDramChunkBytes;
-  out.load_dram_bytes = sampled_set > 0 ? out.set_bytes * fills / sampled_set : 0;
+  // A cold L2 reads every granule at least once (a sample may hold none of a small set).
+  out.replayed = true;
+  out.load_dram_bytes =
+      std::max(out.set_bytes, sampled_set > 0 ? out.set_bytes * fills / sampled_set : 0.0);
   return out;
 }
 
