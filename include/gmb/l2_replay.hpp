@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gmb/hash64.hpp"
 #include "gmb/traffic_model.hpp"
 
 namespace gmb {
@@ -54,14 +55,6 @@ struct l2_replay_result {
 };
 
 namespace detail {
-inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 /// An LRU of 128-B lines, each with its valid 32-B sectors.
 class lru_lines {
  public:
@@ -110,7 +103,7 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
   const std::uint64_t accesses = slots_in_all * sectors_per_word * 2;
   const std::uint64_t sample =
       std::max<std::uint64_t>(1, (accesses + most_accesses - 1) / most_accesses);
-  const auto sampled = [&](std::uint64_t line) { return detail::mix64(line) % sample == 0; };
+  const auto sampled = [&](std::uint64_t line) { return mix64(line) % sample == 0; };
   const double window = double(std::max<std::size_t>(launch.in_flight, 1));
 
   // The set, exactly: a bit per granule of the loads' array (16 MiB for 8 GiB).
@@ -146,7 +139,7 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
       if (t % kWarpSize == 0) std::fill(last.begin(), last.end(), kNoAccess);
       if (trace.size() > kReplayMostTrace) return {};
       const std::uint64_t b = t / launch.block;
-      const double late = double(detail::mix64(b) >> 11) / double(std::uint64_t(1) << 53);
+      const double late = double(mix64(b) >> 11) / double(std::uint64_t(1) << 53);
       const double time = double(t) + late * window;
       for (unsigned s = 0; s < launch.k; ++s) {
         const std::uint64_t byte = std::uint64_t(slots[(t - first) * launch.k + s]) * word_bytes;

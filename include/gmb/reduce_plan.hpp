@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "gmb/hash64.hpp"
 #include "gmb/host_device.hpp"
 
 namespace gmb {
@@ -88,12 +89,7 @@ inline std::vector<reduce_pass> reduce_passes(reduce_rung r, std::size_t n,
 
 /// Element w of the input: -3..3 from a hash of w and the seed.
 GMB_HD int reduce_value(std::size_t w, std::uint32_t seed) {
-  std::uint64_t x = std::uint64_t(w) ^ (std::uint64_t(seed) << 32);
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
+  const std::uint64_t x = mix64(std::uint64_t(w) ^ (std::uint64_t(seed) << 32));
   return static_cast<int>(x % 7) - 3;
 }
 

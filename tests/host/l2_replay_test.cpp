@@ -79,14 +79,20 @@ TEST(L2Replay, ALineComesBackFromTheL2OnlyWithinItsCapacity) {
 }
 
 TEST(L2Replay, StoresTakePlacesInTheL2ButReadNothing) {
+  // Pairs 4,096 threads apart in an L2 that holds 6,144 lines: alone they come back from the
+  // L2; with a stored line per thread in between (8,192 new lines) they are read again.
   const std::size_t threads = std::size_t(1) << 20;
-  const auto gather_store = [](std::size_t t, unsigned, std::uint64_t) {
-    return (std::uint64_t(1) << 40) + std::uint64_t(t) * 4;
+  auto launch = launch_of(threads, std::size_t(6144) * 128 * 3 / 2);
+  launch.in_flight = 2048;
+  const auto pairs = table_of([](std::uint64_t i) { return pair_index(i, 4096); });
+  const auto line_per_thread = [](std::size_t t, unsigned, std::uint64_t) {
+    return (std::uint64_t(1) << 40) + std::uint64_t(t) * 128;
   };
-  const auto r = replay_l2(launch_of(threads), 4,
-                           table_of([](std::uint64_t i) { return (i % 32) * 32 + i / 32; }),
-                           gather_store);
-  EXPECT_DOUBLE_EQ(r.load_dram_bytes, 2110 * 64.0);
+  const auto alone = replay_l2(launch, 4, pairs, no_store);
+  const auto with_stores = replay_l2(launch, 4, pairs, line_per_thread);
+  EXPECT_DOUBLE_EQ(alone.load_dram_bytes, alone.set_bytes);
+  EXPECT_DOUBLE_EQ(with_stores.set_bytes, alone.set_bytes);
+  EXPECT_GT(with_stores.load_dram_bytes, 1.5 * with_stores.set_bytes);  // 1.98
 }
 
 TEST(L2Replay, ALargeLaunchIsSampledAndCountsTheSame) {
