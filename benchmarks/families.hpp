@@ -39,6 +39,7 @@ std::vector<bench_case> copy_depth_calibration_cases(environment& env);
 std::vector<bench_case> transpose_calibration_cases(environment& env);
 std::vector<bench_case> managed_calibration_cases(environment& env);
 std::vector<bench_case> local_calibration_cases(environment& env);
+std::vector<bench_case> translation_calibration_cases(environment& env);
 std::vector<bench_case> inflight_cases(environment& env, sweep s);
 // Bulk copies (TMA, sm_90 on): built once, like the other paths (no LDG or STG to change).
 std::vector<bench_case> bulk_cases(environment& env, sweep s);

@@ -66,7 +66,10 @@
 //   managed.cu): each migration of managed pages at half and twice the family's size (32 and
 //   128 MiB in a default run): its fixed part and its part per byte;
 // - model/local/spill/live:64/regs:32/rounds:8 (benchmarks/local.cu): the spilling kernel at
-//   half the family's rounds: the rate at which the L2 takes a warp's local stores.
+//   half the family's rounds: the rate at which the L2 takes a warp's local stores;
+// - model/translation/lines:131072/span:2147483648 (benchmarks/warp.cu): a gather of 2^17
+//   lines 16 KiB apart, every load after the first pass an L2 hit on one of 1,024 pages: the
+//   rate of loads that each need an address translation of their own.
 // Each is verified as its family verifies it.
 #include <vector>
 
@@ -84,7 +87,7 @@ std::vector<bench_case> model_cases(environment& env, sweep) {
                       mix_calibration_cases, copy_depth_calibration_cases,
                       inflight_calibration_cases, matrix_calibration_cases,
                       transpose_calibration_cases, managed_calibration_cases,
-                      local_calibration_cases}) {
+                      local_calibration_cases, translation_calibration_cases}) {
     for (auto& c : probes(env)) cases.push_back(std::move(c));
   }
   return cases;

@@ -264,12 +264,16 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   // The loads that follow the expression: sectors from the windows, DRAM bytes from the
   // whole launch (a line re-read after the windows).
   double set_bytes = std::nan("");  // reported where the whole launch was replayed
+  double page_bytes = std::nan("");  // ... and the pages that set lies on (the translation's)
+  double replayed_extra = 0;  // the replay's DRAM bytes less the windows' (re-use far apart)
   const auto pattern_loads = [&] {
     traffic_prediction loads = predict_traffic(pattern_side, threads, align, access_kind::kLoad);
     const l2_replay_result replayed = replay_loads(*p, op, threads, k, block, wb, env);
     if (replayed.replayed) {  // else past the replay's bounds: the windows' bytes
+      replayed_extra = replayed.load_dram_bytes - loads.dram_bytes;
       loads.dram_bytes = replayed.load_dram_bytes;
       set_bytes = replayed.set_bytes;
+      page_bytes = replayed.set_pages * double(kTranslationPageBytes);
     }
     return loads;
   };
@@ -306,7 +310,11 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
   const measurements where_defined = {
       {"pattern_lane_step", shape.lane_step},
       {"pattern_aligned_fraction", shape.aligned_fraction},
-      {"pattern_set_bytes", set_bytes}};
+      {"pattern_set_bytes", set_bytes},
+      {"pattern_set_page_bytes", page_bytes},
+      // how the loads use the granules they bring, warps near each other (scattered or not)
+      {"pattern_window_dram_bytes",
+       std::isnan(set_bytes) ? std::nan("") : c.model->dram_bytes - replayed_extra}};
   for (const auto& entry : where_defined) {
     if (!std::isnan(entry.second)) counters.push_back(entry);
   }

@@ -46,4 +46,25 @@ std::vector<bench_case> warp_cases(environment& env, sweep) {
   return cases;
 }
 
+/// The calibration's translation probe (model_probes.cu): 2^17 lines 16 KiB apart over 2 GiB,
+/// read by 2^24 threads: past the first pass every load finds its line in the L2, on one of
+/// 1,024 pages, so the loads wait for the address translation, not DRAM. DRAM reads the set
+/// once (the windows of the traffic model would see every load miss).
+std::vector<bench_case> translation_calibration_cases(environment& env) {
+  constexpr unsigned kBits = 17;
+  constexpr std::size_t kSpacing = 4096;  // elements
+  constexpr std::size_t kThreads = std::size_t(1) << 24;
+  const spread_lines_map spread{{kBits, kPermutationSeed}, kSpacing};
+  const long long span = static_cast<long long>(kSpacing * sizeof(float)) << kBits;
+  bench_case c = mapped_case<float, cache_op::kDefault>(
+      env, bench_name("model", "translation", {{"lines", 1LL << kBits}, {"span", span}}), kThreads,
+      spread, offset_map{0});
+  traffic_prediction loads = predict_traffic(spread, kThreads, sizeof(float), access_kind::kLoad);
+  loads.dram_bytes = double(std::size_t(1) << kBits) * kDramChunkBytes;
+  c.model = loads + predict_traffic(offset_map{0}, kThreads, sizeof(float), access_kind::kStore);
+  std::vector<bench_case> cases;
+  cases.push_back(std::move(c));
+  return cases;
+}
+
 }  // namespace gmb

@@ -32,6 +32,8 @@ namespace gmb {
 
 inline constexpr unsigned kL2LineBytes = 128;
 inline constexpr double kL2HeldShare = 2.0 / 3.0;  // of the L2's bytes, for lines read anywhere
+/// The page the address translation maps (cudaMalloc's 2 MiB on Hopper: tlb/chase/step:2097152).
+inline constexpr std::uint64_t kTranslationPageBytes = std::uint64_t(2) << 20;
 inline constexpr std::size_t kReplaySampledAccesses = std::size_t(1) << 22;
 /// Bounds of the host's work: the slots it reads (a table of 1 GiB) and the accesses it keeps
 /// (a few lines every warp touches, which the sample keeps or drops whole).
@@ -51,6 +53,7 @@ struct l2_replay_launch {
 struct l2_replay_result {
   bool replayed = false;       // false: a launch past the replay's bounds (below), nothing known
   double set_bytes = 0;        // distinct 64-B granules the loads touch, x 64
+  double set_pages = 0;        // distinct pages (kTranslationPageBytes) those granules lie on
   double load_dram_bytes = 0;  // what DRAM reads for the loads
 };
 
@@ -175,7 +178,15 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
     fills += 1;
   }
   double sampled_set = 0;  // the set's granules whose lines the sample holds
+  double pages = 0;
+  const std::uint64_t words_per_page = kTranslationPageBytes / kDramChunkBytes / 64;
   for (std::size_t w = 0; w < touched.size(); ++w) {
+    if (w % words_per_page == 0) {  // a page with any granule of the set
+      pages += std::any_of(touched.begin() + std::ptrdiff_t(w),
+                           touched.begin() + std::ptrdiff_t(std::min<std::size_t>(
+                                                 touched.size(), w + words_per_page)),
+                           [](std::uint64_t bits) { return bits != 0; });
+    }
     for (std::uint64_t bits = touched[w]; bits != 0; bits &= bits - 1) {
       const std::uint64_t g = w * 64 + std::uint64_t(__builtin_ctzll(bits));
       sampled_set += sampled(g * kDramChunkBytes / kL2LineBytes);
@@ -185,6 +196,7 @@ l2_replay_result replay_l2(const l2_replay_launch& launch, unsigned word_bytes, 
   // is counted exactly whatever the sample holds of it.
   l2_replay_result out;
   out.set_bytes = set_granules * kDramChunkBytes;
+  out.set_pages = pages;
   // A cold L2 reads every granule at least once (a sample may hold none of a small set).
   out.replayed = true;
   out.load_dram_bytes =

@@ -189,6 +189,25 @@ struct hash_permutation {
   }
 };
 
+/// A set of 2^bits lines `spacing` elements apart, each thread reading the first word of line
+/// perm(thread mod 2^bits): past the first 2^bits threads every load finds its line in the L2,
+/// yet the lines lie on as many pages as the span holds, so each load needs an address
+/// translation of its own (model/translation: the translation's rate, not DRAM's).
+struct spread_lines_map {
+  hash_permutation perm;  // of [0, 2^bits)
+  std::size_t spacing;    // elements from one line to the next
+  GMB_HD unsigned slots() const { return 1; }
+  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
+    return std::size_t(perm(thread & ((std::size_t(1) << perm.bits) - 1))) * spacing;
+  }
+};
+
+/// Its lines span 2^bits x spacing elements, whichever thread reads the last (not thread order).
+inline std::size_t elements_spanned(const spread_lines_map& map, std::size_t threads) {
+  const std::size_t last = ((std::size_t(1) << map.perm.bits) - 1) * map.spacing + 1;
+  return threads > last ? threads : last;
+}
+
 /// A gather confined to windows of 2^bits elements: each window's threads read its elements in
 /// a fixed pseudo-random order. Warps scatter their requests over the window's lines, and the
 /// other warps reading the same window use the rest of those lines: re-use by nearby warps.

@@ -677,6 +677,14 @@ def test_a_patterns_shape_follows_its_step_and_its_shared_words():
         pytest.approx(4 / 3)
     scatter = pattern_model.pattern_shape("scatter", 4, 1, 256, {**base, "pattern_lane_step": 2.0})
     assert (scatter.read_step, scatter.write_step) == (None, 8.0)
+    # a scattered set the L2 holds, re-read far apart: the whole launch's DRAM bytes are few,
+    # but warps near each other use a sector of each granule (the windows' bytes): lone loads
+    hot = {**base, "model_dram_bytes": 2**23 + 2**26, "pattern_window_dram_bytes": 68 * 2**24}
+    hot["model_efficiency"] = 2**27 / hot["model_dram_bytes"]
+    assert pattern_class.local_efficiency(hot) == pytest.approx(2**27 / (68 * 2**24))
+    shape = pattern_model.pattern_shape("gather", 4, 1, 256, hot)
+    assert shape.read_step == float("inf") and shape.lone_loads
+    assert pattern_class.classify(hot, "gather", "f32", 4, 32.0)[0] == "scattered"
 
 
 def test_the_twin_is_the_built_in_of_the_same_bound_and_cost():

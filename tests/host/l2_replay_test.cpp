@@ -52,6 +52,25 @@ TEST(L2Replay, ASetTheL2HoldsIsReadOnce) {
   EXPECT_DOUBLE_EQ(r.load_dram_bytes, r.set_bytes);
 }
 
+TEST(L2Replay, CountsThePagesTheSetLiesOn) {
+  // A stream of 4 MiB (two 2-MiB pages), and 2^10 lines 16 KiB apart: 16 MiB, eight pages.
+  const std::size_t threads = std::size_t(1) << 20;
+  EXPECT_DOUBLE_EQ(replay_l2(launch_of(threads), 4,
+                             table_of([](std::uint64_t i) { return i; }), no_store)
+                       .set_pages,
+                   2.0);
+  EXPECT_DOUBLE_EQ(replay_l2(launch_of(threads), 4,
+                             table_of([](std::uint64_t i) { return i % 1024 * 4096; }), no_store)
+                       .set_pages,
+                   8.0);
+  // One word at the start of each of 3 pages far apart: 3.
+  EXPECT_DOUBLE_EQ(
+      replay_l2(launch_of(3), 4, table_of([](std::uint64_t i) { return i * (std::uint64_t(1) << 24); }),
+                no_store)
+          .set_pages,
+      3.0);
+}
+
 /// Pairs: granule g of each group read at thread r (its first 32-B sector), again L threads
 /// later (its second), the granules of a group scattered over 2^20 granules.
 std::uint64_t pair_index(std::uint64_t i, std::uint64_t lag) {

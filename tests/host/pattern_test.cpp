@@ -106,6 +106,20 @@ TEST(ElementsSpanned, LastThreadsLastSlotOrTheThreadCount) {
   EXPECT_EQ(elements_spanned(offset_map{0}, 0), 0u);
 }
 
+TEST(SpreadLines, EveryLineOfTheSetOncePerPassAndItsSpanWhateverTheOrder) {
+  const spread_lines_map spread{{6, 0x2545F491u}, 4096};  // 64 lines 16 KiB apart
+  std::vector<int> seen(64, 0);
+  for (std::size_t t = 0; t < 128; ++t) {
+    const std::size_t e = spread(t, 0);
+    ASSERT_EQ(e % 4096, 0u);
+    ++seen[e / 4096];
+    EXPECT_EQ(spread(t + 64, 0), e);  // the next pass reads the same lines
+  }
+  for (int n : seen) EXPECT_EQ(n, 2);
+  EXPECT_EQ(elements_spanned(spread, 128), 63u * 4096 + 1);
+  EXPECT_EQ(elements_spanned(spread, 1u << 20), 1u << 20);
+}
+
 TEST(MatrixMap, ElementsAndLaunchOrder) {
   const matrix_map rows{1000, 10, 1024, false}, cols{1000, 10, 1024, true};
   EXPECT_EQ(rows.element(999, 9), 9u * 1024 + 999);  // along = column

@@ -41,6 +41,7 @@ class Shape:
     staged: bool = False  # its loads go to shared memory by cp.async (LDGSTS)
     transposed_tiles: bool = False  # it writes whole tiles to their transposed places
     exchange: int | None = None  # a 32 x 32 tile's pad in shared memory (model_tiles)
+    translated: bool = False  # each load needs an address translation (model_translation)
 
     @property
     def logical_bytes(self) -> float:

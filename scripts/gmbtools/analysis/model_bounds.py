@@ -25,6 +25,8 @@ bytes (read + written, as `bytes_per_second` counts them) from the run's paramet
 - `chunk turnaround`: a block of bulk copies turns around one chunk per `bulk_chunk_ns`, or
   per the time a warp of a read takes to check its share of the chunk; a block of bulk writes
   one per the write probes' turnaround at its chunk's bytes (`model_bulk`).
+- `address translation`: loads scattered over more pages than the SM's TLB reaches each wait
+  for a translation, at most `translations_per_ns` of them (`model_translation`).
 - `tree`: Little's law, as `latency`, for a reduce rung whose tree in shared memory takes
   longer than its load's round trip (`model_trees`).
 """
@@ -35,7 +37,7 @@ import math
 import numpy as np
 
 from gmbtools.analysis import (model_bulk, model_instructions, model_latency, model_pages,
-                               model_rounds, model_tiles)
+                               model_rounds, model_tiles, model_translation)
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
 
@@ -49,6 +51,7 @@ LINK = "host link"  # mapped host memory at the copy engine's rate over the link
 TURNAROUND = "chunk turnaround"  # a block of bulk copies handles one chunk at a time (model_bulk)
 L1_LINES = "L1 lines"  # the L1 answers one 128-B line of a warp load per cycle
 TREE = "tree"  # a reduce rung's blocks sum in shared memory, sharing the SM (model_trees)
+TRANSLATION = "address translation"  # scattered loads past the TLB's reach (model_translation)
 
 
 def bounds(p: Params, s: Shape) -> dict[str, float]:
@@ -128,6 +131,10 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
         # the L1 takes a warp load's lines one per cycle: 32 lanes' words per that many cycles
         per_cycle = 32 * s.word_bytes / s.lines_per_request  # loaded bytes, per SM
         out[L1_LINES] = p.sms * p.sm_clock_ghz * per_cycle * max(s.factor, 1.0)
+    if s.translated and p.translations_per_ns and s.op != "write":  # a translation per load
+        loads = s.load_bytes_per_thread / s.word_bytes
+        out[TRANSLATION] = model_translation.bound_gbs(
+            p.translations_per_ns, s.load_bytes_per_thread * max(s.factor, 1.0) / loads)
     per_ns = p.l2_stores_per_ns or (p.l2_gbs / LINE if p.l2_gbs else None)  # lone stores
     if per_ns and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
         stored = s.store_bytes_per_thread or s.load_bytes_per_thread  # per thread

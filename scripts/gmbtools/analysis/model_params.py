@@ -36,6 +36,8 @@ number measured by the benchmark it predicts (docs/model.md):
 | `row_probe` | a block over rows far apart: how much longer it holds its slot (`model_bounds`) | `model/matrix/rows/w:2000/pad:0`: the row-major matrix copy 2,000 wide |
 | `drain_probe` | the SM's drain: the rate at which it takes in its warps' loads (`model_latency`) | `model/inflight/read/w:4/ilp:2/block:256/bpsm:4/grid:persistent` (`read/f32/ilp:2/grid:persistent`, `inflight/read/w:4/ilp:4/block:256/bpsm:2/grid:persistent`) |
 | `deep_drain_probe` | ... of four loads per thread | `model/inflight/read/w:4/ilp:4/block:256/bpsm:3/grid:persistent` |
+| `translations_per_ns` | loads per ns that each need an address translation of their own (`model_translation`) | `model/translation/lines:131072/span:2147483648`: L2 hits scattered over 2 GiB |
+| `tlb_reach_bytes` | the span of 2-MiB pages the SM's TLB reaches (`model_translation`) | `tlb/chase/step:2097152/span:*`: the largest span as fast as the smallest |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -49,7 +51,8 @@ import pandas as pd
 
 from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
                                model_local, model_managed, model_mix, model_onchip, model_pages,
-                               model_rounds, model_stores, model_streams, model_tiles, model_trees)
+                               model_rounds, model_stores, model_streams, model_tiles,
+                               model_translation, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -134,6 +137,8 @@ class Params:
     sm_clock_ghz: float | None = None  # the SM clock the chases measured
     l2_partition: model_chases.L2Partition | None = None  # the L2 near and across its halves
     local_lines_per_ns: float | None = None  # a warp's local stores the L2 takes (model_local)
+    translations_per_ns: float | None = None  # loads each translated (model_translation)
+    tlb_reach_bytes: float | None = None  # the span of pages the SM's TLB reaches
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -239,6 +244,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("tiles", model_tiles.probes_from(value, p.sms, p.threads_per_sm), model_tiles.PROBE + "*")
     take("migrations", model_managed.lines_from(ok), model_managed.PROBES + "*")
     take("local_lines_per_ns", model_local.store_rate_from(ok), model_local.PROBE)
+    take("translations_per_ns", model_translation.loads_per_ns(value), model_translation.PROBE)
+    take("tlb_reach_bytes", model_translation.reach_bytes(ok), model_translation.TLB_CHASES + "*")
     clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
     if clock:
         take("sm_clock_ghz", clock[1], clock[0])

@@ -94,7 +94,7 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
         twin = f"stride/f32/read/s:{s}" if w == 4 and s in STRIDES else None
         if not apart:
             return ("strided", twin, f"strided: lanes {s} elements apart")
-        efficiency = counters.get("model_efficiency")
+        efficiency = local_efficiency(counters)
         if apart >= SECTOR_BYTES and efficiency is not None and efficiency >= 0.9 and w == 4:
             # Nearby warps take the rest of each sector: DRAM moves every line once; what is
             # left is the sectors each request moves between the L2 and the SM (a transpose).
@@ -112,7 +112,7 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
                 "shuffle the elements of aligned runs, the same sectors as coalesced")
     if sectors is None or not w:
         return ("unknown", None, "no shape counters to classify it by")
-    efficiency = counters.get("model_efficiency")
+    efficiency = local_efficiency(counters)
     if efficiency is not None and efficiency >= BLOCKED:
         # Nearby warps take the rest of each sector (a permutation within blocks): DRAM
         # streams every line once; the cost is the lines each request touches, as a warp
@@ -123,6 +123,20 @@ def _classify(counters: dict[str, float], op: str, word: str, word_bytes: int | 
                 f"request touches, not DRAM's pages")
     return ("scattered", "gather/random", f"scattered: {sectors:.3g} sectors per request "
             f"where a coalesced access needs {coalesced_sectors(w)}")
+
+
+def local_efficiency(counters: dict, efficiency: float | None = None) -> float | None:
+    """The DRAM efficiency of the granules the loads bring as warps near each other use them
+    (the traffic model's windows of 64 warps: `pattern_window_dram_bytes`), where the run
+    reports it: `efficiency` (`model_efficiency` unless given) is over the whole launch, so a
+    set re-read from the L2 far apart counts there as used, scattered or not; else
+    `efficiency`."""
+    if efficiency is None:
+        efficiency = counters.get("model_efficiency")
+    window, dram = counters.get("pattern_window_dram_bytes"), counters.get("model_dram_bytes")
+    if efficiency is not None and window and dram and math.isfinite(window) and window > 0:
+        return efficiency * dram / window
+    return efficiency
 
 
 def suggestion(kind: str | None, step: float | None, word: str, word_bytes: int | None,

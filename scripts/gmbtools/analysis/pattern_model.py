@@ -4,7 +4,8 @@
 
 import math
 
-from gmbtools.analysis import frame, model_bounds, model_params
+from gmbtools.analysis import (frame, model_bounds, model_params, model_translation,
+                               pattern_class)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.analysis.pattern_class import BLOCKED
 from gmbtools.data import results
@@ -17,7 +18,7 @@ SCATTERED = BLOCKED  # below this DRAM efficiency, without one lane step: a page
 
 
 def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int | None,
-                  counters: dict) -> Shape | None:
+                  counters: dict, reach: float | None = None) -> Shape | None:
     """A `gmb pattern` kernel (kernels/pattern_rtc.cuh): a block of `block` threads per tile,
     each with its K loads of the word in flight, then its K stores. The side that follows the
     expression is `pattern_lane_step` words apart lane to lane where the binary measured one
@@ -25,7 +26,9 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     DRAM granule it brings goes unused, else streaming whole granules (a permutation within
     blocks), its loads touching a line per sector; the other side coalesced. The efficiency is
     the bytes the GB/s counts over the DRAM bytes, above 1 only where lanes share words (DRAM
-    moves each once). None without the traffic model's counters."""
+    moves each once). Its scattered loads each need an address translation where the pages of
+    their set (`pattern_set_page_bytes`) span more than the TLB's `reach`. None without the
+    traffic model's counters."""
     dram, efficiency = counters.get("model_dram_bytes"), counters.get("model_efficiency")
     if op not in PATTERN_OPS or not (word_bytes and k and block and dram and efficiency):
         return None
@@ -39,7 +42,8 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     if lane is not None and math.isfinite(lane):
         step = abs(lane) * word_bytes if abs(lane) > 1 else None  # 0, 1: one word, coalesced
     else:
-        step = math.inf if efficiency < SCATTERED else None
+        local = pattern_class.local_efficiency(counters, efficiency)  # nearby warps' use
+        step = math.inf if local < SCATTERED else None
     in_flight = counters.get("bytes_in_flight_per_sm")
     resident = int(in_flight / (k * word_bytes)) if in_flight and in_flight > 0 else None
     sectors = counters.get("model_ld_sectors_per_req")
@@ -56,7 +60,10 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
                  resident_threads=resident or None,
                  read_step=step if loads_follow else None,
                  write_step=step if stores_follow else None,
-                 lone_loads=loads_follow and step == math.inf, lines_per_request=lines)
+                 lone_loads=loads_follow and step == math.inf, lines_per_request=lines,
+                 translated=model_translation.translated(
+                     counters.get("pattern_set_page_bytes"), reach,
+                     loads_follow and step == math.inf))
 
 
 def params(loaded: results.Results) -> model_params.Params | None:
@@ -74,7 +81,7 @@ def bounds(p: model_params.Params | None, op: str, word_bytes: float | None, k: 
            block: int | None, counters: dict) -> dict[str, float]:
     """The model's bounds (GB/s by name) for a pattern's kernel; empty without the parameters
     or the traffic model's counters."""
-    shape = pattern_shape(op, word_bytes, k, block, counters)
+    shape = pattern_shape(op, word_bytes, k, block, counters, p and p.tlb_reach_bytes)
     if p is None or shape is None:
         return {}
     return model_bounds.bounds(p, shape)
