@@ -20,6 +20,7 @@
 #include "benchmarks/families.hpp"
 #include "gmb/inflight.hpp"
 #include "gmb/l2_replay.hpp"
+#include "gmb/rtc_sass.hpp"
 #include "gmb/naming.hpp"
 #include "gmb/pattern_expr.hpp"
 #include "gmb/pattern_program.hpp"
@@ -44,6 +45,7 @@ struct compiled_pattern {
   device_buffer table;
   double compile_seconds = 0;
   bool cached = false;
+  int run_instructions = 0;  // the run kernel's warp instructions, one pass (0: not counted)
 };
 
 /// Fills the table on the GPU; throws one line naming the first thread with a bad slot: out of
@@ -123,6 +125,7 @@ compiled_pattern compile_pattern(environment& env, const std::string& expr, patt
   p.check_kernel = p.library->kernel("gmb_pattern_check");
   p.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  p.run_instructions = rtc_kernel_instructions(cubin, "gmb_pattern_run", cc);  // untimed
   return p;
 }
 
@@ -302,6 +305,7 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
       {"pattern_threads", double(threads)},
       {"pattern_elements", double(n)},
       {"pattern_distinct_per_req", shape.distinct_per_request},
+      {"pattern_lines_per_req", shape.lines_per_request},
       {"pattern_compile_s", p->compile_seconds},
       {"pattern_cached", p->cached ? 1.0 : 0.0},
       {"bytes_in_flight_per_sm",
@@ -317,6 +321,10 @@ bench_case make_case(environment& env, const std::string& expr, pattern_op op, c
        std::isnan(set_bytes) ? std::nan("") : c.model->dram_bytes - replayed_extra}};
   for (const auto& entry : where_defined) {
     if (!std::isnan(entry.second)) counters.push_back(entry);
+  }
+  // the block slot by its warps' instructions, as the binary's own kernels have it (harness.cu)
+  if (p->run_instructions > 0) {
+    counters.push_back({"model_warp_instructions", double(p->run_instructions)});
   }
   c.measured = [counters](environment&) { return counters; };
   return c;

@@ -93,6 +93,7 @@ struct warp_shape {
   /// (0: all lanes on one element); NaN when the step varies.
   double lane_step = std::numeric_limits<double>::quiet_NaN();
   double distinct_per_request = 0;  // distinct elements the 32 lanes touch
+  double lines_per_request = 0;     // distinct 128-B lines their words touch (the L1's cycles)
   /// Of the requests whose lanes take consecutive elements (step 1 or -1), the fraction that
   /// starts on a 128-B boundary; NaN when there are none.
   double aligned_fraction = std::numeric_limits<double>::quiet_NaN();
@@ -103,7 +104,7 @@ inline warp_shape describe_warps(const sampled_table& table, std::size_t threads
   warp_shape shape;
   bool constant = true, first = true;
   long long step = 0;
-  double requests = 0, distinct = 0, contiguous = 0, aligned = 0;
+  double requests = 0, distinct = 0, lines = 0, contiguous = 0, aligned = 0;
   for (const auto& [first_thread, values] : table.windows) {
     const std::size_t window_threads = values.size() / table.k;
     for (std::size_t w = 0; w * kWarpSize < window_threads; ++w) {
@@ -117,6 +118,13 @@ inline warp_shape describe_warps(const sampled_table& table, std::size_t threads
         if (lanes.empty()) continue;
         requests += 1;
         distinct += double(std::set<long long>(lanes.begin(), lanes.end()).size());
+        std::set<long long> touched;
+        for (const long long e : lanes) {
+          for (long long b = e * word_bytes; b < (e + 1) * word_bytes; b += 4) {
+            touched.insert(b / 128);
+          }
+        }
+        lines += double(touched.size());
         bool same = true;
         for (std::size_t l = 1; l < lanes.size(); ++l) {
           const long long d = lanes[l] - lanes[l - 1];
@@ -136,6 +144,7 @@ inline warp_shape describe_warps(const sampled_table& table, std::size_t threads
   if (constant && !first) shape.lane_step = double(step);
   if (constant && first) shape.lane_step = 0;  // one lane per request: no step to see
   shape.distinct_per_request = distinct / requests;
+  shape.lines_per_request = lines / requests;
   if (contiguous > 0) shape.aligned_fraction = aligned / contiguous;
   return shape;
 }

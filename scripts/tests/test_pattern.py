@@ -668,6 +668,12 @@ def test_a_patterns_shape_follows_its_step_and_its_shared_words():
     # no lane step, every byte used: streaming whole granules, a line per sector
     blocked = pattern_model.pattern_shape("gather", 4, 1, 256, base)
     assert blocked.read_step is None and blocked.lines_per_request == 32.0
+    # ... unless the binary counted them: lanes 37 words apart within 4 KiB wrap onto 28 lines
+    counted = pattern_model.pattern_shape("gather", 4, 1, 256, {**base, "pattern_lines_per_req": 28.0})
+    assert counted.lines_per_request == 28.0
+    # the run kernel's instructions (its SASS): the block slot's, as a built-in copy's
+    assert pattern_model.pattern_shape("gather", 4, 1, 256, {
+        **base, "model_warp_instructions": 41.0}).instructions == 41.0
     # no lane step, most of each granule unused: a page each, every lane alone in its line
     hashed = pattern_model.pattern_shape("gather", 4, 1, 256, {**base, "model_dram_bytes": 2**30})
     assert hashed.read_step == float("inf") and hashed.lone_loads

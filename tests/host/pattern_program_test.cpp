@@ -9,6 +9,7 @@
 
 #include "gmb/pattern_program.hpp"
 #include "gmb/rtc.hpp"
+#include "gmb/rtc_sass.hpp"
 
 namespace gmb {
 namespace {
@@ -86,6 +87,25 @@ TEST_F(PatternProgram, SyntaxErrorIsNvrtcsFirstDiagnosticOnOneLine) {
     EXPECT_NE(what.find("expected an expression"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
+}
+
+TEST_F(PatternProgram, TheRunKernelsInstructionsComeFromItsSass) {
+  if (std::string(kCuobjdump).empty()) GTEST_SKIP() << "the build found no cuobjdump";
+  const auto count = [](const std::string& expr) {
+    return rtc_kernel_instructions(compile(expr, pattern_op::kGather, "f32"), "gmb_pattern_run",
+                                   kHopper);
+  };
+  const int plain = count("i");
+  EXPECT_GT(plain, 10);
+  // a division and a remainder by 1000 of a 64-bit index: a dozen instructions more
+  EXPECT_GT(count("(i / 1000) * 1024 + i % 1000"), plain + 8);
+  EXPECT_EQ(rtc_kernel_instructions(compile("i", pattern_op::kGather, "f32"), "no_such_kernel",
+                                    kHopper),
+            0);
+  EXPECT_EQ(rtc_kernel_instructions({'x'}, "gmb_pattern_run", kHopper), 0);  // not a cubin
+  EXPECT_EQ(rtc_kernel_instructions(compile("i", pattern_op::kGather, "f32"), "gmb_pattern_run",
+                                    kHopper, "/nonexistent/cuobjdump"),
+            0);
 }
 
 TEST_F(PatternProgram, SecondCompileComesFromTheCache) {

@@ -84,6 +84,12 @@ TEST(PatternTable, DescribesSteppedBroadcastAndScatteredWarps) {
   const warp_shape perm = describe_warps(sample(lane_permute_map{}, threads), threads, 4);
   EXPECT_TRUE(std::isnan(perm.lane_step));
   EXPECT_EQ(perm.distinct_per_request, 32);
+  // The 128-B lines a request's words touch: one for a coalesced warp, two for one a word
+  // off, eight for lanes 32 B apart, four for 16-B words side by side
+  EXPECT_EQ(unit.lines_per_request, 1);
+  EXPECT_EQ(shifted.lines_per_request, 2);
+  EXPECT_EQ(describe_warps(sample(strided_map{8}, threads), threads, 4).lines_per_request, 8);
+  EXPECT_EQ(describe_warps(sample(strided_map{1}, threads), threads, 16).lines_per_request, 4);
 }
 
 TEST(PatternTable, WordAlignment) {

@@ -24,11 +24,13 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     expression is `pattern_lane_step` words apart lane to lane where the binary measured one
     step; without one (a permutation, a hash), scattered, a page each, where most of each
     DRAM granule it brings goes unused, else streaming whole granules (a permutation within
-    blocks), its loads touching a line per sector; the other side coalesced. The efficiency is
+    blocks), its loads touching a line per sector (the lines the binary counted, where it
+    reports them); the other side coalesced. The efficiency is
     the bytes the GB/s counts over the DRAM bytes, above 1 only where lanes share words (DRAM
     moves each once). Its scattered loads each need an address translation where the pages of
-    their set (`pattern_set_page_bytes`) span more than the TLB's `reach`. None without the
-    traffic model's counters."""
+    their set (`pattern_set_page_bytes`) span more than the TLB's `reach`; its block holds its
+    slot by its warps' instructions (`model_warp_instructions`, the run kernel's SASS). None
+    without the traffic model's counters."""
     dram, efficiency = counters.get("model_dram_bytes"), counters.get("model_efficiency")
     if op not in PATTERN_OPS or not (word_bytes and k and block and dram and efficiency):
         return None
@@ -48,7 +50,10 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     resident = int(in_flight / (k * word_bytes)) if in_flight and in_flight > 0 else None
     sectors = counters.get("model_ld_sectors_per_req")
     lines = None
-    if loads_follow and sectors:  # a load's 128-B lines: its lanes' step, else its sectors'
+    measured = counters.get("pattern_lines_per_req")  # the binary's count over its windows
+    if loads_follow and sectors and measured and math.isfinite(measured) and measured > 0:
+        lines = min(32.0, measured)
+    elif loads_follow and sectors:  # else a load's 128-B lines: its lanes' step, its sectors'
         stepped = lane is not None and math.isfinite(lane)
         if stepped:  # a broadcast (step 0) is one word: one line
             lines = 1.0 if lane == 0 else min(32.0, max(1.0, 32 * (step or word_bytes) / 128))
@@ -61,6 +66,7 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
                  read_step=step if loads_follow else None,
                  write_step=step if stores_follow else None,
                  lone_loads=loads_follow and step == math.inf, lines_per_request=lines,
+                 instructions=counters.get("model_warp_instructions"),
                  translated=model_translation.translated(
                      counters.get("pattern_set_page_bytes"), reach,
                      loads_follow and step == math.inf))
