@@ -21,6 +21,9 @@ def test_the_reach_is_the_largest_span_as_fast_as_the_smallest():
                          "latency_ns": [141.8, 146.4, 149.2, 142.0]})
     assert model_translation.reach_bytes(rows) == 134217728
     assert model_translation.reach_bytes(rows.iloc[:1]) is None  # one span: nothing to compare
+    # a span past the reach that happens to measure fast is not reached: the first slow one ends it
+    noisy = rows.assign(latency_ns=[141.8, 146.4, 142.5, 142.0])
+    assert model_translation.reach_bytes(noisy) == 134217728
     assert model_translation.reach_bytes(pd.DataFrame({"name": []})) is None
 
 

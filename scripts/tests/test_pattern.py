@@ -691,6 +691,12 @@ def test_a_patterns_shape_follows_its_step_and_its_shared_words():
     shape = pattern_model.pattern_shape("gather", 4, 1, 256, hot)
     assert shape.read_step == float("inf") and shape.lone_loads
     assert pattern_class.classify(hot, "gather", "f32", 4, 32.0)[0] == "scattered"
+    # a set re-read from far apart whose nearby warps use whole granules: not scattered, in the
+    # shape as in the class (the whole launch's efficiency, not its cap at 1, over the windows')
+    reread = {**base, "model_dram_bytes": 2**22, "model_efficiency": 2**26 / 2**22,
+              "pattern_window_dram_bytes": 2**26}
+    assert pattern_model.pattern_shape("read", 4, 1, 256, reread).read_step is None
+    assert pattern_class.classify(reread, "read", "f32", 4, 32.0)[0] != "scattered"
 
 
 def test_the_twin_is_the_built_in_of_the_same_bound_and_cost():

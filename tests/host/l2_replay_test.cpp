@@ -64,11 +64,8 @@ TEST(L2Replay, CountsThePagesTheSetLiesOn) {
                        .set_pages,
                    8.0);
   // One word at the start of each of 3 pages far apart: 3.
-  EXPECT_DOUBLE_EQ(
-      replay_l2(launch_of(3), 4, table_of([](std::uint64_t i) { return i * (std::uint64_t(1) << 24); }),
-                no_store)
-          .set_pages,
-      3.0);
+  const auto far = table_of([](std::uint64_t i) { return i * (std::uint64_t(1) << 24); });
+  EXPECT_DOUBLE_EQ(replay_l2(launch_of(3), 4, far, no_store).set_pages, 3.0);
 }
 
 /// Pairs: granule g of each group read at thread r (its first 32-B sector), again L threads

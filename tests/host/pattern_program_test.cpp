@@ -103,6 +103,7 @@ TEST_F(PatternProgram, TheRunKernelsInstructionsComeFromItsSass) {
                                     kHopper),
             0);
   EXPECT_EQ(rtc_kernel_instructions({'x'}, "gmb_pattern_run", kHopper), 0);  // not a cubin
+  EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
   EXPECT_EQ(rtc_kernel_instructions(compile("i", pattern_op::kGather, "f32"), "gmb_pattern_run",
                                     kHopper, "/nonexistent/cuobjdump"),
             0);

@@ -38,8 +38,12 @@ def reach_bytes(rows: pd.DataFrame) -> float | None:
         if pd.notna(ns) and ns > 0)
     if len(points) < 2:
         return None
-    first = points[0][1]
-    return max(span for span, ns in points if ns <= first + SAME_NS)
+    first, reach = points[0][1], points[0][0]
+    for span, ns in points[1:]:  # up to the first span past it (noise beyond is not reach)
+        if ns > first + SAME_NS:
+            break
+        reach = span
+    return reach
 
 
 def translated(page_bytes: float | None, reach: float | None, scattered: bool) -> bool:

@@ -36,15 +36,16 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
         return None
     kind, loads_follow, stores_follow = PATTERN_OPS[op]
     threads = counters.get("pattern_threads")
+    whole = efficiency  # over the whole launch, before the cap below
     if threads:  # bytes read and/or written, as the benchmark counts them, over DRAM's
-        efficiency = threads * k * word_bytes * (2 if kind == "copy" else 1) / dram
+        efficiency = whole = threads * k * word_bytes * (2 if kind == "copy" else 1) / dram
         if (counters.get("pattern_distinct_per_req") or 32) >= 32:
             efficiency = min(1.0, efficiency)  # no lanes share a word: DRAM moves it all
     lane = counters.get("pattern_lane_step")
     if lane is not None and math.isfinite(lane):
         step = abs(lane) * word_bytes if abs(lane) > 1 else None  # 0, 1: one word, coalesced
     else:
-        local = pattern_class.local_efficiency(counters, efficiency)  # nearby warps' use
+        local = pattern_class.local_efficiency(counters, whole)  # nearby warps' use
         step = math.inf if local < SCATTERED else None
     in_flight = counters.get("bytes_in_flight_per_sm")
     resident = int(in_flight / (k * word_bytes)) if in_flight and in_flight > 0 else None
