@@ -118,10 +118,10 @@ inline warp_shape describe_warps(const sampled_table& table, std::size_t threads
         if (lanes.empty()) continue;
         requests += 1;
         distinct += double(std::set<long long>(lanes.begin(), lanes.end()).size());
-        std::set<long long> touched;
+        std::set<long long> touched;  // each word's lines, from its first byte's to its last's
         for (const long long e : lanes) {
-          for (long long b = e * word_bytes; b < (e + 1) * word_bytes; b += 4) {
-            touched.insert(b / 128);
+          for (long long l = e * word_bytes / 128; l <= ((e + 1) * word_bytes - 1) / 128; ++l) {
+            touched.insert(l);
           }
         }
         lines += double(touched.size());

@@ -2,7 +2,6 @@
 the rate from the calibration's probe, and the bound it puts on a pattern's scattered loads only
 where their set's pages span past that reach."""
 
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -63,4 +62,3 @@ def test_scattered_loads_past_the_reach_are_bound_by_the_translations():
     unknown = Params(sms=132, translations_per_ns=381.0 / 8)  # no TLB chases in the run
     assert model_bounds.TRANSLATION not in pattern_model.bounds(unknown, "gather", 4, 1, 256,
                                                                 scattered(2.0**31))
-    assert not math.isnan(far[model_bounds.TRANSLATION])

@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from gmbtools.analysis import (model_bulk, model_instructions, model_latency, model_pages,
-                               model_rounds, model_tiles, model_translation)
+                               model_rounds, model_tiles)
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
 
@@ -132,9 +132,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
         per_cycle = 32 * s.word_bytes / s.lines_per_request  # loaded bytes, per SM
         out[L1_LINES] = p.sms * p.sm_clock_ghz * per_cycle * max(s.factor, 1.0)
     if s.translated and p.translations_per_ns and s.op != "write":  # a translation per load
-        loads = s.load_bytes_per_thread / s.word_bytes
-        out[TRANSLATION] = model_translation.bound_gbs(
-            p.translations_per_ns, s.load_bytes_per_thread * max(s.factor, 1.0) / loads)
+        # each load carries its word and, in a copy, the word it stores (model_translation)
+        out[TRANSLATION] = p.translations_per_ns * s.word_bytes * max(s.factor, 1.0)
     per_ns = p.l2_stores_per_ns or (p.l2_gbs / LINE if p.l2_gbs else None)  # lone stores
     if per_ns and s.op != "read" and (s.write_step or 0) >= HALF_LINE:
         stored = s.store_bytes_per_thread or s.load_bytes_per_thread  # per thread

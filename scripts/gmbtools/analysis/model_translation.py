@@ -51,8 +51,3 @@ def translated(page_bytes: float | None, reach: float | None, scattered: bool) -
     more than the TLB's reach."""
     return bool(scattered and page_bytes and reach and page_bytes > reach)
 
-
-def bound_gbs(per_ns: float, logical_bytes_per_load: float) -> float:
-    """Logical GB/s of a kernel whose every translated load carries `logical_bytes_per_load`
-    of the bytes its GB/s counts."""
-    return per_ns * logical_bytes_per_load
