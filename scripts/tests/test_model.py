@@ -103,6 +103,27 @@ def test_a_copy_with_scattered_stores_writes_the_expanded_side():
                  efficiency=0.2, read_step=4096.0).dram_split == (9.0, 1.0)
 
 
+def test_a_gathers_indices_stream_free_beside_its_scattered_side():
+    # gather/random per element: a 4-B index, a 64-B granule per pick, a 4-B store (12 B counted)
+    gather = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=72.0,
+                   efficiency=12 / 72, read_step=math.inf, index_share=1 / 3)
+    assert gather.dram_split == pytest.approx((68.0, 4.0))
+    assert gather.paced_split == pytest.approx((64.0, 4.0))  # the index rides free
+    scatter = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=72.0,
+                    efficiency=12 / 72, write_step=math.inf, index_share=1 / 3)
+    assert scatter.dram_split == pytest.approx((8.0, 64.0))
+    assert scatter.paced_split == pytest.approx((4.0, 64.0))
+    streaming = Shape(op="copy", load_bytes_per_thread=4, grid="full", dram_bytes=12.0,
+                      efficiency=1.0, index_share=1 / 3)
+    assert streaming.paced_split == streaming.dram_split  # nothing scattered: nothing to hide in
+    # the records: the gather makes stride/f32/read/s:1024's picks per ns, the scatter
+    # stride/f32/write/s:1024's (within 3 %; 1.056 and 1.044 on the H200 were the index charged)
+    for folder in (H100_RUN.parent, H200_CG.parent):
+        for family in ("gather", "scatter"):
+            _, members = record_family(folder, family)
+            assert ((members["ratio"] - 1).abs() < 0.03).all(), (folder.name, members["ratio"])
+
+
 @pytest.fixture(scope="module")
 def h100():
     return frame.medians_frame([results.load(H100_RUN)])
@@ -419,11 +440,11 @@ def test_a_broadcast_counts_each_lanes_word_as_its_gbs_does():
 def test_the_section_says_where_the_probes_put_the_dram_page(h100):
     (line,) = [line for line in model_section.model_lines(h100) if line.startswith("DRAM pages")]
     curves = model_params.params_from(h100).pages
-    read_page, write_page = curves["read"].reaches(1.0), curves["write"].reaches(1.0)
+    read_page, write_page = curves["read"].reaches(0.9), curves["write"].reaches(0.9)
     # about 1 KiB for reads (an HBM3 pseudo-channel's page), less for writes
-    assert 768 < read_page < 1536 and 384 < write_page < read_page
-    assert f"a read strided {read_page:.0f} B or more" in line
-    assert curves["read"].share(read_page) == pytest.approx(1.0, abs=1e-6)
+    assert 768 < read_page < 1536 and 256 < write_page < read_page
+    assert f"a read strided {read_page:.0f} B or more pays 90% of" in line
+    assert curves["read"].share(read_page) == pytest.approx(0.9, abs=1e-6)
     assert curves["read"].reaches(5.0) is None  # no probe pays five random accesses
 
 

@@ -200,9 +200,10 @@ def test_the_page_shares_come_from_the_strided_probes(h100):
     for side in ("read", "write"):
         curve = p.pages[side]
         assert list(curve.steps) == [40, 48, 80, 96, 192, 384, 768, 1536, 3072, 6144]
-        assert -0.1 < curve.shares[0] < 0.1 and 0.9 < curve.shares[6] < 1.1
-        # past a page a step costs more than a random access, and more the longer it is
-        assert 1.0 < curve.shares[7] <= curve.shares[-1] < model_pages.MOST
+        assert -0.1 < curve.shares[0] < 0.1 and 0.7 < curve.shares[6] < 1.0
+        # past a page a step costs what a random access does, within 10 % (its indices free,
+        # the random gather's extra time per byte is the strided one's), more the longer it is
+        assert 0.9 < curve.shares[7] <= curve.shares[-1] < 1.1
 
 
 def test_the_instruction_probes_give_the_slot_a_warps_instructions_hold():

@@ -6,6 +6,12 @@ import math
 from dataclasses import dataclass
 
 
+def index_share(family: str) -> float:
+    """Of the logical bytes a benchmark counts, the indices it reads: gather/ and scatter/
+    read a 4-B index from a table beside each 4-B load and store (benchmarks/warp.cu)."""
+    return 1 / 3 if family in ("gather", "scatter") else 0.0
+
+
 @dataclass(frozen=True)
 class Shape:
     """What the model needs of one kernel. Bytes are per launch unless named per thread."""
@@ -42,6 +48,7 @@ class Shape:
     transposed_tiles: bool = False  # it writes whole tiles to their transposed places
     exchange: int | None = None  # a 32 x 32 tile's pad in shared memory (model_tiles)
     translated: bool = False  # each load needs an address translation (model_translation)
+    index_share: float = 0.0  # of the logical bytes, the indices it reads (streaming: gather/)
 
     @property
     def logical_bytes(self) -> float:
@@ -78,20 +85,36 @@ class Shape:
         return {"read": 1.0, "write": 0.0, "copy": 2.0}[self.op]
 
     @property
+    def index_bytes(self) -> float:
+        """DRAM bytes of the indices it reads (streaming, whichever side scatters)."""
+        return min(self.logical_bytes * self.index_share, self.dram_bytes)
+
+    @property
+    def paced_split(self) -> tuple[float, float]:
+        """`dram_split` less the indices where a side is scattered: while that side waits for
+        its DRAM pages, the indices stream in the bus's idle time (gather/random makes
+        stride/f32/read/s:1024's picks per ns, though it reads 4 B more per element)."""
+        reads, writes = self.dram_split
+        if self.read_step is None and self.write_step is None:
+            return reads, writes
+        return reads - self.index_bytes, writes
+
+    @property
     def dram_split(self) -> tuple[float, float]:
         """(DRAM read bytes, DRAM write bytes) of one launch. A copy reads and writes the same
-        logical bytes; DRAM moves them as they are on the streaming side and the rest (whole
-        sectors and granules, read-modify-writes) on the scattered one, half each where both
-        are scattered."""
+        logical bytes (besides its indices, read as they are); DRAM moves them as they are on
+        the streaming side and the rest (whole sectors and granules, read-modify-writes) on the
+        scattered one, half each where both are scattered."""
         if self.op == "read":
             return self.dram_bytes, 0.0
         if self.op == "write":
             return 0.0, self.dram_bytes
-        half = min(self.logical_bytes / 2, self.dram_bytes)
+        index = self.index_bytes
+        half = min((self.logical_bytes - index) / 2, self.dram_bytes - index)
         if self.store_bytes_per_thread is not None:  # the stores' share, streaming
             half = min(self.logical_bytes * (1 - 1 / self.factor), self.dram_bytes)
         if self.write_step is not None and self.read_step is None:
-            return half, self.dram_bytes - half
+            return half + index, self.dram_bytes - half - index
         if self.write_step is not None and self.read_step is not None:
             return self.dram_bytes / 2, self.dram_bytes / 2
         return self.dram_bytes - half, half

@@ -67,7 +67,7 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
     """`bounds`, a block over rows far apart holding its slot `rows_ns` longer; a block of a
     full grid holding it `slot_ns` where given."""
     out: dict[str, float] = {}
-    reads, writes = s.dram_split
+    reads, writes = s.paced_split
     both = s.read_step is not None and s.write_step is not None and "both" in (p.pages or {})
     ns_per_byte = p.dram_ns_per_byte(reads, writes,
                                      model_pages.share(p.pages, "both" if both else "read",
@@ -75,6 +75,8 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
                                      model_pages.share(p.pages, "both" if both else "write",
                                                        s.write_step, s.word_bytes),
                                      persistent=s.grid == "persistent", word_bytes=s.word_bytes)
+    if ns_per_byte and reads + writes < s.dram_bytes:  # per DRAM byte, the free indices' too
+        ns_per_byte *= (reads + writes) / s.dram_bytes
     if ns_per_byte and p.mix is not None and s.op == "copy" and s.spread_loads:
         # a plain copy's depth: its loads a block apart, on either grid (model_mix)
         ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)

@@ -12,8 +12,8 @@ streaming (docs/model.md, the page term).
   is a smooth curve in log2(step) (below); it is 0 up to 32 B for loads (two or more share a
   64-B granule: DRAM streams) and only a word apart for stores (any gap leaves each sector in part: stores of
   wider words closer than a sector pay as f32 stores as far apart in words), the last probe's
-  past it, and 1 from 4 KiB where no probe reaches that far. Steps past a page cost more than
-  random accesses (share above 1): the probes past 1 KiB say how much. A copy strided on both
+  past it, and 1 from 4 KiB where no probe reaches that far. Steps past a page cost about what random accesses
+  do (shares of 0.9 to 1.05): the probes past 1 KiB say how much. A copy strided on both
   sides pays less than its sides alone would: its share, of both sides' costs, comes from
   probes strided on both (`model/stride/f32/both/s:S`, `both_extra`). Between the probes the
   curve is the monotone cubic through them (Fritsch-Carlson, in log2(step)): the share rises
@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from gmbtools.analysis.kernel_shape import Shape, index_share
 
 GRANULE = 64  # what DRAM moves per access (model_dram_granule_bytes)
 # Without the probes: loads stream up to one per granule and take a page each from 1 KiB apart
@@ -127,20 +129,22 @@ def share(curves: dict | None, side: str, step: float | None, word: float = WORD
 
 
 def extra_per_scattered_byte(p, row, side: str) -> float | None:
-    """A copy's DRAM time beyond what the streaming rates give its bytes, per byte of its
-    scattered side (`side`: its loads, "read", or its stores, "write"), in ns; None without
-    the traffic model's counters or the rates."""
+    """A copy's DRAM time beyond what the streaming rates give its bytes (its indices free:
+    `Shape.paced_split`), per byte of its scattered side (`side`: its loads, "read", or its
+    stores, "write"), in ns; None without the traffic model's counters or the rates."""
     dram, eff, gbs = row.get("model_dram_bytes"), row.get("model_efficiency"), row.get("gbs")
     if not (_positive(dram, eff, gbs) and p.read_gbs and p.write_gbs):
         return None
-    logical = dram * eff
-    streaming_side = min(logical / 2, dram)
-    scattered = dram - streaming_side
+    shape = Shape(op="copy", load_bytes_per_thread=4.0, grid="full", dram_bytes=dram,
+                  efficiency=eff, read_step=math.inf if side == "read" else None,
+                  write_step=math.inf if side == "write" else None,
+                  index_share=index_share(str(row.get("family"))))
+    reads, writes = shape.paced_split
+    scattered = reads if side == "read" else writes
     if scattered <= 0:
         return None
-    reads, writes = (scattered, streaming_side) if side == "read" else (streaming_side, scattered)
-    base = p.dram_ns_per_byte(reads, writes) * dram
-    return (logical / gbs - base) / scattered
+    base = p.dram_ns_per_byte(reads, writes) * (reads + writes)
+    return (dram * eff / gbs - base) / scattered
 
 
 def scatter_terms(p, rows: pd.DataFrame, take) -> None:
