@@ -662,6 +662,22 @@ def test_a_fresh_run_measures_every_pattern_within_5_percent_of_its_prediction()
             assert abs(e.gbs / e.predicted_gbs - 1) <= 0.05, e.expression
 
 
+H200_RUN = MODEL_RUN.parent.parent / "nvidia-h200" / "20261203-174529-pattern"
+
+
+@pytest.mark.skipif(not H200_RUN.is_dir(), reason="results/ is not in this checkout")
+def test_scattered_misses_cost_what_the_random_gather_makes_them_cost():
+    """A granule a pick over 1 and 2 GiB, all misses, within 2 % of the DRAM bound whose page
+    cost comes from gather/random with its indices free (0.944 with them charged)."""
+    _, explanations = pattern_explain.explain_file(H200_RUN / "pattern.json.gz")
+    ratios = {e.expression: e.gbs / e.predicted_gbs for e in explanations}
+    for span in (33554432, 16777216):
+        expression = f"((i*2654435761)%{span})*16"
+        assert abs(ratios[expression] - 1) <= 0.02, expression
+        assert next(e for e in explanations if e.expression == expression).bound == "DRAM"
+    assert sum(abs(r - 1) <= 0.05 for r in list(ratios.values())[:13]) >= 11
+
+
 def test_a_patterns_shape_follows_its_step_and_its_shared_words():
     from gmbtools.analysis import pattern_model
     base = {"model_dram_bytes": 2 * 2**26, "model_efficiency": 1.0, "pattern_threads": 2**24,

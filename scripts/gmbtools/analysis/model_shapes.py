@@ -10,8 +10,8 @@ import math
 import pandas as pd
 
 from gmbtools.analysis import model_stores, model_texture, model_tiles
-from gmbtools.analysis.kernel_shape import index_share
-from gmbtools.analysis.model_bounds import HALF_LINE, Shape
+from gmbtools.analysis.kernel_shape import Shape, index_share
+from gmbtools.analysis.model_bounds import HALF_LINE
 from gmbtools.data.naming import element_bytes
 
 # Families whose kernel reads one array and writes another of the same length (a mapped copy):
@@ -139,8 +139,7 @@ def shape_of(row) -> Shape | None:
                      l1_reuse=row.get("flavor") != "cg" and not bypass,
                      counted=_counted_share(row),
                      rounds=rounds, lines_per_request=_lines_per_request(row, word, read_step),
-                     instructions=_counter(row, "model_warp_instructions"),
-                     index_share=index_share(family))
+                     instructions=_counter(row, "model_warp_instructions"), index_share=index_share(family))
     if family == "managed" and row["variant"] == "read":  # float4, 4 per thread (managed.cu)
         return Shape(op="read", load_bytes_per_thread=16 * 4, grid="full", dram_bytes=dram,
                      efficiency=efficiency, ld_sectors_per_req=sectors, word_bytes=16)
