@@ -81,9 +81,10 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
         # a plain copy's depth: its loads a block apart, on either grid (model_mix)
         ns_per_byte *= p.mix.depth(s.load_bytes_per_thread)
     roof = s.efficiency / ns_per_byte if ns_per_byte else math.inf  # what loads the queues
-    if ns_per_byte and s.store_extra and p.store_part_ns and reads + writes > 0:
-        # stores off their sectors take DRAM longer, not its queues (model_stores)
-        ns_per_byte += writes * s.store_extra * p.store_part_ns / (reads + writes)
+    if ns_per_byte and s.store_extra and p.store_part_ns and s.dram_bytes > 0:
+        # stores off their sectors take DRAM longer, not its queues (model_stores); per DRAM
+        # byte, as ns_per_byte is
+        ns_per_byte += writes * s.store_extra * p.store_part_ns / s.dram_bytes
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
         streams = read_mostly_gbs(p, s)

@@ -70,7 +70,7 @@ def partition_lines(medians: pd.DataFrame) -> list[str]:
 
 
 # The share of a random access's page cost that marks the page: past a page a strided access
-# pays about all of it (0.95 to 1.05), so the curve meets 1 late or never (docs/model.md).
+# pays about all of it (0.9 to 1.05), so the curve meets 1 late or never (docs/model.md).
 PAGE_LEVEL = 0.9
 
 
