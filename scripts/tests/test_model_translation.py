@@ -62,3 +62,30 @@ def test_scattered_loads_past_the_reach_are_bound_by_the_translations():
     unknown = Params(sms=132, translations_per_ns=381.0 / 8)  # no TLB chases in the run
     assert model_bounds.TRANSLATION not in pattern_model.bounds(unknown, "gather", 4, 1, 256,
                                                                 scattered(2.0**31))
+
+
+ORDER_RUN = H200.parent / "20261203-203352-pattern"
+MIX = ("((((((i*40503)%131072)^(((i*40503)%131072)/256))*2654435761)%131072)^"
+       "((((((i*40503)%131072)^(((i*40503)%131072)/256))*2654435761)%131072)/512))*{}")
+
+
+@pytest.mark.skipif(not ORDER_RUN.is_dir(), reason="results/ is not in this checkout")
+def test_typed_loads_translate_at_the_probes_rate_in_the_probes_order():
+    """The set over 2 GiB in a well-mixed order (the probe's kind) runs at the bound the probe
+    sets; in the multiplicative hash's order a few per cent slower; a granule a pick, all
+    misses, the same in both orders; a quarter of the loads hitting costs the same by lanes as
+    by whole warps."""
+    from gmbtools.analysis import pattern_explain
+    _, explanations = pattern_explain.explain_file(ORDER_RUN / "pattern.json.gz")
+    by = {e.expression: e for e in explanations}
+    mixed, hashed = by[MIX.format(4096)], by["((i*2654435761)%131072)*4096"]
+    assert mixed.bound == hashed.bound == model_bounds.TRANSLATION
+    assert abs(mixed.gbs / mixed.predicted_gbs - 1) <= 0.02
+    assert 0.92 <= hashed.gbs / mixed.gbs <= 0.98
+    mixed_misses = by[MIX.replace("131072", "33554432").replace("/256", "/4096")
+                      .replace("/512", "/8192").format(16)]
+    assert abs(mixed_misses.gbs / by["((i*2654435761)%33554432)*16"].gbs - 1) <= 0.01
+    quarter = "*(((i*2654435761)%33554432)*16)+(1-{c})*(((i*2654435761)%131072)*32)"
+    lanes, warps = "(((i%32)/8+3)/4)", "((((i/32)%4)+3)/4)"
+    assert abs(by[lanes + quarter.format(c=lanes)].gbs /
+               by[warps + quarter.format(c=warps)].gbs - 1) <= 0.01
