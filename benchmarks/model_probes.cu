@@ -70,9 +70,6 @@
 // - model/translation/lines:131072/span:2147483648 (benchmarks/warp.cu): a gather of 2^17
 //   lines 16 KiB apart, every load after the first pass an L2 hit on one of 1,024 pages: the
 //   rate of loads that each need an address translation of their own.
-// - model/hits/lanes:16/set:16777216/span:2147483648 (benchmarks/warp.cu): half of every warp's
-//   lanes read a set of 16 MiB the L2 holds, the other half a granule each over 2 GiB: the time
-//   an L2 hit adds beside DRAM-bound misses.
 // Each is verified as its family verifies it.
 #include <vector>
 

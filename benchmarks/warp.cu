@@ -64,20 +64,6 @@ std::vector<bench_case> translation_calibration_cases(environment& env) {
   c.model = loads + predict_traffic(offset_map{0}, kThreads, sizeof(float), access_kind::kStore);
   std::vector<bench_case> cases;
   cases.push_back(std::move(c));
-
-  // ... and what an L2 hit costs beside misses: half of every warp's lanes read 2^17 lines of
-  // 16 MiB (8 pages, hits), the other half one granule each over 2 GiB (misses). DRAM reads
-  // the misses' granules and the set once.
-  constexpr unsigned kColdBits = 25;  // granules of 64 B: 2 GiB
-  const hits_beside_misses_map mixed{{kBits, kPermutationSeed}, {kColdBits, kPermutationSeed}};
-  bench_case h = mapped_case<float, cache_op::kDefault>(
-      env, bench_name("model", "hits", {{"lanes", 16}, {"set", 128LL << kBits},
-                                         {"span", 64LL << kColdBits}}),
-      kThreads, mixed, offset_map{0});
-  traffic_prediction half = predict_traffic(mixed, kThreads, sizeof(float), access_kind::kLoad);
-  half.dram_bytes = double(kThreads / 2 + (std::size_t(1) << kBits)) * kDramChunkBytes;
-  h.model = half + predict_traffic(offset_map{0}, kThreads, sizeof(float), access_kind::kStore);
-  cases.push_back(std::move(h));
   return cases;
 }
 

@@ -208,27 +208,6 @@ inline std::size_t elements_spanned(const spread_lines_map& map, std::size_t thr
   return threads > last ? threads : last;
 }
 
-/// Lanes 16 to 31 of every warp read the first word of one of 2^hot.bits lines 128 B apart (a
-/// set the L2 holds), lanes 0 to 15 one granule each of 2^cold.bits spread over the array
-/// (misses): what an L2 hit costs beside misses (the model/hits probe). Each half takes its
-/// running count of such lanes through its permutation.
-struct hits_beside_misses_map {
-  hash_permutation hot;   // of [0, 2^bits): the set's lines
-  hash_permutation cold;  // of [0, 2^bits): the granules
-  GMB_HD unsigned slots() const { return 1; }
-  GMB_HD std::size_t operator()(std::size_t thread, unsigned) const {
-    const std::size_t count = (thread >> 5) * 16 + (thread & 15);
-    if (thread & 16) return std::size_t(hot(count & ((std::size_t(1) << hot.bits) - 1))) * 32;
-    return std::size_t(cold(count & ((std::size_t(1) << cold.bits) - 1))) * 16;
-  }
-};
-
-/// Its granules span 2^cold.bits x 16 elements, whichever thread reads the last.
-inline std::size_t elements_spanned(const hits_beside_misses_map& map, std::size_t threads) {
-  const std::size_t last = (std::size_t(1) << map.cold.bits) * 16;
-  return threads > last ? threads : last;
-}
-
 /// A gather confined to windows of 2^bits elements: each window's threads read its elements in
 /// a fixed pseudo-random order. Warps scatter their requests over the window's lines, and the
 /// other warps reading the same window use the rest of those lines: re-use by nearby warps.

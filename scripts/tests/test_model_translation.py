@@ -89,3 +89,19 @@ def test_typed_loads_translate_at_the_probes_rate_in_the_probes_order():
     lanes, warps = "(((i%32)/8+3)/4)", "((((i/32)%4)+3)/4)"
     assert abs(by[lanes + quarter.format(c=lanes)].gbs /
                by[warps + quarter.format(c=warps)].gbs - 1) <= 0.01
+
+
+HITS_RUN = H200.parent / "20261203-211017-pattern"
+
+
+@pytest.mark.skipif(not HITS_RUN.is_dir(), reason="results/ is not in this checkout")
+def test_the_trial_hits_probe_ran_slower_than_its_typed_twin():
+    """Why the model has no hit term yet: half of every warp's lanes hitting a set on 8 pages
+    beside misses over 2 GiB ran over 10 % faster typed than as the trial probe, so the probe's
+    time per hit is not the pattern's."""
+    rows = frame.medians_frame([results.load(HITS_RUN / "pattern.json.gz")])
+    gbs = dict(zip(rows["name"], rows["gbs"]))
+    probe = gbs["model/hits/lanes:16/set:16777216/span:2147483648"]
+    twin = next(v for k, v in gbs.items() if k.startswith(
+        "pattern/((i%32)÷16)*(((i*2654435761)%33554432)*16)+(1-((i%32)÷16))*"))
+    assert twin / probe > 1.1

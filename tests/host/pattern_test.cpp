@@ -120,25 +120,6 @@ TEST(SpreadLines, EveryLineOfTheSetOncePerPassAndItsSpanWhateverTheOrder) {
   EXPECT_EQ(elements_spanned(spread, 1u << 20), 1u << 20);
 }
 
-TEST(HitsBesideMisses, HalfTheLanesInTheSetTheOthersAGranuleEachOverTheSpan) {
-  const hits_beside_misses_map mixed{{6, 0x2545F491u}, {10, 0x2545F491u}};  // 64 lines, 1024 granules
-  std::vector<int> lines(64, 0), granules(1024, 0);
-  for (std::size_t t = 0; t < 2048; ++t) {
-    const std::size_t e = mixed(t, 0);
-    if (t & 16) {  // lanes 16 to 31: the set's lines, 128 B apart
-      ASSERT_EQ(e % 32, 0u);
-      ASSERT_LT(e / 32, 64u);
-      ++lines[e / 32];
-    } else {  // lanes 0 to 15: granules of 64 B over 2^10 of them
-      ASSERT_EQ(e % 16, 0u);
-      ++granules[e / 16];
-    }
-  }
-  for (int n : lines) EXPECT_EQ(n, 16);  // 1,024 hits: every line 16 times
-  for (int n : granules) EXPECT_EQ(n, 1);  // 1,024 misses: every granule once
-  EXPECT_EQ(elements_spanned(mixed, 2048), 1024u * 16);
-}
-
 TEST(MatrixMap, ElementsAndLaunchOrder) {
   const matrix_map rows{1000, 10, 1024, false}, cols{1000, 10, 1024, true};
   EXPECT_EQ(rows.element(999, 9), 9u * 1024 + 999);  // along = column

@@ -49,7 +49,6 @@ class Shape:
     exchange: int | None = None  # a 32 x 32 tile's pad in shared memory (model_tiles)
     translated: bool = False  # each load needs an address translation (model_translation)
     index_share: float = 0.0  # of the logical bytes, the indices it reads (streaming: gather/)
-    hits_per_dram_byte: float = 0.0  # lone loads the L2 answers beside misses (model_hits)
 
     @property
     def logical_bytes(self) -> float:

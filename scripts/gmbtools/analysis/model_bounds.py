@@ -36,11 +36,10 @@ import math
 
 import numpy as np
 
-from gmbtools.analysis import (model_bulk, model_hits, model_instructions, model_latency,
-                               model_pages, model_rounds, model_tiles)
+from gmbtools.analysis import (model_bulk, model_instructions, model_latency, model_pages,
+                               model_rounds, model_tiles)
 from gmbtools.analysis.kernel_shape import Shape  # also model_bounds.Shape
 from gmbtools.analysis.model_params import Params
-from gmbtools.analysis.model_solve import solved, time_for  # also model_bounds.time_for
 
 SECTOR = 32
 
@@ -86,8 +85,6 @@ def _bounds(p: Params, s: Shape, rows_ns: float, slot_ns: float | None = None) -
         # stores off their sectors take DRAM longer, not its queues (model_stores); per DRAM
         # byte, as ns_per_byte is
         ns_per_byte += writes * s.store_extra * p.store_part_ns / s.dram_bytes
-    if ns_per_byte and s.hits_per_dram_byte and p.hits_probe:  # hits beside misses (model_hits)
-        ns_per_byte += s.hits_per_dram_byte * (hit_ns(p) or 0.0)
     if ns_per_byte:
         out[DRAM] = s.efficiency / ns_per_byte
         streams = read_mostly_gbs(p, s)
@@ -180,13 +177,7 @@ def instruction_slots(p: Params) -> model_instructions.InstructionSlots | None:
 
         return model_instructions.slots_from(p.instruction_probes, bound)
 
-    return solved(p, "instruction_slots", found)
-
-
-def hit_ns(p: Params) -> float | None:
-    """The time (ns) an L2 hit adds beside misses (model_hits): its probe's past its DRAM bound."""
-    return solved(p, "hit_ns", lambda: model_hits.hit_ns(p.hits_probe, lambda s: _bounds(
-        dataclasses.replace(p, hits_probe=None, solved={}), s, 0.0).get(DRAM)))
+    return _solved(p, "instruction_slots", found)
 
 
 def drain_bytes_per_ns(p: Params, loads: float = 2.0) -> float | None:
@@ -195,10 +186,10 @@ def drain_bytes_per_ns(p: Params, loads: float = 2.0) -> float | None:
     gives its GB/s, and of its deep drain probe (four) where the run has it, log-linear in the
     loads between the two, flat outside; None where no rate reproduces the probe (the bound
     without a drain is below its GB/s, or the latency bound is not the probe's)."""
-    two = solved(p, "drain", lambda: _drain_of(p, p.drain_probe))
+    two = _solved(p, "drain", lambda: _drain_of(p, p.drain_probe))
     if two is None or loads <= 2.0 or not p.deep_drain_probe:
         return two
-    four = solved(p, "deep_drain", lambda: _drain_of(p, p.deep_drain_probe))
+    four = _solved(p, "deep_drain", lambda: _drain_of(p, p.deep_drain_probe))
     if four is None:
         return two
     share = min(1.0, math.log2(loads / 2.0))
@@ -245,7 +236,7 @@ def tile_slot_ns(p: Params, s: Shape) -> float | None:
         return time_for(p.tiles.big_moved_gbs, lambda ns: _bounds(
             plain, model_tiles.moved_shape(), 0.0, ns).get(LATENCY, math.nan))
 
-    moved = solved(p, "tile_slot", found)
+    moved = _solved(p, "tile_slot", found)
     return None if moved is None else moved + p.tiles.exchange_ns
 
 
@@ -265,7 +256,36 @@ def rows_apart_ns(p: Params) -> float | None:
 
         return time_for(gbs, lambda ns: _bounds(plain, copy, ns).get(LATENCY, math.nan))
 
-    return solved(p, "rows_apart", found)
+    return _solved(p, "rows_apart", found)
+
+
+def time_for(gbs: float | None, bound) -> float | None:
+    """The time (ns) with which `bound(ns)` (GB/s, falling as the time grows) gives a probe's
+    `gbs`, by bisection; 0 where the bound with none is already at or below it, None without
+    the probe or a bound (nan)."""
+    if not gbs or not bound(0.0) == bound(0.0):
+        return None
+    if bound(0.0) <= gbs:
+        return 0.0
+    lo, hi = 0.0, 20000.0
+    if not bound(hi) < gbs:
+        return None
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if bound(mid) > gbs else (lo, mid)
+    return lo
+
+
+def _solved(p: Params, key: str, find):
+    """A term found by solving the model for its probe (`find()`), kept on `p` with the
+    parameters it was found from (the very objects) and found again when any has changed."""
+    inputs = tuple(getattr(p, f.name) for f in dataclasses.fields(p) if f.name != "solved")
+    cached = p.solved.get(key)
+    if cached is None or len(cached[0]) != len(inputs) or \
+            any(a is not b for a, b in zip(cached[0], inputs)):
+        cached = (inputs, find())
+        p.solved[key] = cached
+    return cached[1]
 
 
 def predict(p: Params, s: Shape) -> tuple[float | None, str | None]:

@@ -38,7 +38,6 @@ number measured by the benchmark it predicts (docs/model.md):
 | `deep_drain_probe` | ... of four loads per thread | `model/inflight/read/w:4/ilp:4/block:256/bpsm:3/grid:persistent` |
 | `translations_per_ns` | loads per ns that each need an address translation of their own (`model_translation`) | `model/translation/lines:131072/span:2147483648`: L2 hits scattered over 2 GiB |
 | `tlb_reach_bytes` | the span of 2-MiB pages the SM's TLB reaches (`model_translation`) | `tlb/chase/step:2097152/span:*`: the largest span as fast as the smallest |
-| `hits_probe` | GB/s, DRAM bytes, efficiency of scattered hits beside misses: the time a hit adds (`model_hits`) | `model/hits/lanes:16/set:16777216/span:2147483648` |
 
 `params_from(rows, without=FAMILY)` builds them from one file's medians with a family left out:
 a parameter whose source is that family is then missing, and every prediction that needs it
@@ -50,10 +49,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gmbtools.analysis import (model_bulk, model_chases, model_hits, model_instructions,
-                               model_latency, model_local, model_managed, model_mix,
-                               model_onchip, model_pages, model_rounds, model_stores,
-                               model_streams, model_tiles, model_translation, model_trees)
+from gmbtools.analysis import (model_bulk, model_chases, model_instructions, model_latency,
+                               model_local, model_managed, model_mix, model_onchip, model_pages,
+                               model_rounds, model_stores, model_streams, model_tiles,
+                               model_translation, model_trees)
 from gmbtools.analysis.littles_law import LoadedCurve, loaded_curve
 
 # Threads an SM holds, by compute capability (the CUDA programming guide's table of
@@ -140,7 +139,6 @@ class Params:
     local_lines_per_ns: float | None = None  # a warp's local stores the L2 takes (model_local)
     translations_per_ns: float | None = None  # loads each translated (model_translation)
     tlb_reach_bytes: float | None = None  # the span of pages the SM's TLB reaches
-    hits_probe: tuple | None = None  # (GB/s, DRAM bytes, efficiency) of model/hits (model_hits)
     sources: dict = field(default_factory=dict)  # parameter -> the benchmark it came from
 
     @property
@@ -248,9 +246,9 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     take("local_lines_per_ns", model_local.store_rate_from(ok), model_local.PROBE)
     take("translations_per_ns", model_translation.loads_per_ns(value), model_translation.PROBE)
     take("tlb_reach_bytes", model_translation.reach_bytes(ok), model_translation.TLB_CHASES + "*")
-    take("hits_probe", model_hits.probe_from(value), model_hits.PROBE)
     clock = model_chases.sm_clock_ghz(ok, SOURCES["sm_clock_ghz"])
-    take("sm_clock_ghz", clock and clock[1], clock and clock[0])
+    if clock:
+        take("sm_clock_ghz", clock[1], clock[0])
     model_bulk.take_terms(p.sms, ok, value, take, SOURCES["bulk_chunk_ns"])
     take("instruction_probes", model_instructions.probes_from(ok), model_instructions.PROBES + "*")
     take("row_probe", model_instructions.row_probe_from(ok), model_instructions.ROW_PROBE)
@@ -263,7 +261,8 @@ def params_from(rows: pd.DataFrame, without: str | None = None) -> Params:
     l2 = model_onchip.l2_read(ok, p.l2_bytes)
     if p.onchip is not None and "l2" in p.onchip.read_gbs:  # the calibration's, first
         l2 = p.onchip.names["l2"], p.onchip.read_gbs["l2"]
-    take("l2_gbs", l2 and l2[1], l2 and l2[0])
+    if l2 is not None:
+        take("l2_gbs", l2[1], l2[0])
     stores = value(SOURCES["l2_stores_per_ns"])
     take("l2_stores_per_ns", stores and stores / 8, SOURCES["l2_stores_per_ns"])
     return p

@@ -54,7 +54,7 @@ L2_SETS = (4194304, 8388608, 16777216, 33554432)  # those gmb pattern asks for
 # What the prediction model's parameters come from besides those (model_params.SOURCES): the
 # calibration's probes, the block starts, the grids of one load per thread, the scattered
 # copies, the TLB's reach (regular expressions, gmembench's filter syntax).
-MODEL_SOURCES = ("model/(chase|read|stride|translation|instructions|hits)/", "inflight/blocks/block:256/bpsm:(1|8)$",
+MODEL_SOURCES = ("model/(chase|read|stride|translation|instructions)/", "inflight/blocks/block:256/bpsm:(1|8)$",
                  "read/f32/ilp:1/grid:(full|persistent)$", "write/f32/ilp:1/grid:full$",
                  "gather/random$", "scatter/random$", "tlb/chase/step:2097152/span:(134217728|2147483648)$")
 # How the binary writes '/' and ':' of an expression inside a name (neither may appear there).

@@ -4,8 +4,8 @@
 
 import math
 
-from gmbtools.analysis import (frame, model_bounds, model_hits, model_params,
-                               model_translation, pattern_class)
+from gmbtools.analysis import (frame, model_bounds, model_params, model_translation,
+                               pattern_class)
 from gmbtools.analysis.model_bounds import Shape
 from gmbtools.analysis.pattern_class import BLOCKED
 from gmbtools.data import results
@@ -28,9 +28,7 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
     reports them); the other side coalesced. The efficiency is
     the bytes the GB/s counts over the DRAM bytes, above 1 only where lanes share words (DRAM
     moves each once). Its scattered loads each need an address translation where the pages of
-    their set (`pattern_set_page_bytes`) span more than the TLB's `reach`, and then those the
-    L2 answers (its loads less those its DRAM bytes bring a granule each for) cost DRAM the
-    time a hit adds beside such misses (`model_hits`); its block holds its
+    their set (`pattern_set_page_bytes`) span more than the TLB's `reach`; its block holds its
     slot by its warps' instructions (`model_warp_instructions`, the run kernel's SASS). None
     without the traffic model's counters."""
     dram, efficiency = counters.get("model_dram_bytes"), counters.get("model_efficiency")
@@ -62,21 +60,17 @@ def pattern_shape(op: str, word_bytes: float | None, k: int | None, block: int |
             lines = 1.0 if lane == 0 else min(32.0, max(1.0, 32 * (step or word_bytes) / 128))
         else:
             lines = min(32.0, sectors)
-    lone = loads_follow and step == math.inf
-    translated = model_translation.translated(counters.get("pattern_set_page_bytes"), reach, lone)
-    # a gather's or read's lone loads the L2 answers beside translated misses (model_hits)
-    stored = {"gather": k * word_bytes, "read": 0.0}.get(op)
-    hits = model_hits.lone_hits(threads * k, dram - threads * stored) \
-        if translated and threads and stored is not None else 0.0
     return Shape(op=kind, load_bytes_per_thread=k * word_bytes, grid="full",
                  dram_bytes=dram, efficiency=efficiency, threads_per_block=int(block),
                  ld_sectors_per_req=sectors if kind != "write" else None, word_bytes=word_bytes,
                  resident_threads=resident or None,
                  read_step=step if loads_follow else None,
                  write_step=step if stores_follow else None,
-                 lone_loads=lone, lines_per_request=lines, hits_per_dram_byte=hits / dram,
+                 lone_loads=loads_follow and step == math.inf, lines_per_request=lines,
                  instructions=counters.get("model_warp_instructions"),
-                 translated=translated)
+                 translated=model_translation.translated(
+                     counters.get("pattern_set_page_bytes"), reach,
+                     loads_follow and step == math.inf))
 
 
 def params(loaded: results.Results) -> model_params.Params | None:
